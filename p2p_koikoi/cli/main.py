@@ -1,0 +1,22 @@
+"""The ``koikoi`` command: wires the commands, each of which lives in a module of its own."""
+
+from __future__ import annotations
+
+import typer
+
+from p2p_koikoi.cli import play_cmd, rules_cmd, score_cmd
+
+app = typer.Typer(
+    name="koikoi",
+    help="Koi-Koi (hanafuda) for two people over a direct, trustless connection.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("play")(play_cmd.play)
+app.command("rules")(rules_cmd.rules)
+app.command("score")(score_cmd.score)
+
+
+def main() -> None:
+    app()

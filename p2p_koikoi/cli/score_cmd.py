@@ -1,0 +1,37 @@
+"""``koikoi score``: the points calculator."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from p2p_koikoi.app.calculator import calculate
+from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, one_line_errors
+
+
+@one_line_errors
+def score(
+    cards: Annotated[
+        list[str] | None, typer.Argument(metavar="CARD...", help="The winner's captures (canonical ids).")
+    ] = None,
+    rules_name: RulesOption = "nintendo",
+    overrides: SetOption = None,
+    winner_calls: Annotated[int, typer.Option(help="Koi-Koi calls the winner made this round.")] = 0,
+    loser_calls: Annotated[int, typer.Option(help="Koi-Koi calls the loser made this round.")] = 0,
+    loser_points: Annotated[
+        int | None, typer.Option(help="What the loser has left of the pool (pool scoring only).")
+    ] = None,
+    hand: Annotated[bool, typer.Option("--hand", help="Score the cards as a dealt hand (Teshi, Kuttsuki).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Count a round's score line by line: yaku, base, doubling, Koi-Koi, cap, payment."""
+    report = calculate(
+        build_rules(rules_name, overrides),
+        cards or [],
+        winner_calls=winner_calls,
+        loser_calls=loser_calls,
+        loser_points=loser_points,
+        hand=hand,
+    )
+    typer.echo(report.render_json() if as_json else report.render_text())
