@@ -286,11 +286,14 @@ def mask_of(cards: Iterable[int]) -> int:
     return mask
 
 
+_CARD_BY_INDEX: tuple[Card, ...] = tuple(Card)
+
+
 def cards_of(mask: int) -> Iterator[Card]:
     """The cards of a mask, in index order."""
     while mask:
         low = mask & -mask
-        yield Card(low.bit_length() - 1)
+        yield _CARD_BY_INDEX[low.bit_length() - 1]
         mask ^= low
 
 

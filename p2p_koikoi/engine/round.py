@@ -58,7 +58,6 @@ __all__ = ["CHANCE", "OutcomeKind", "Phase", "Round", "RoundOutcome"]
 
 CHANCE = -1
 _LIGHTNING = Card.WILLOW_LIGHTNING
-_WILLOW = month_mask(10)
 
 
 class Phase(enum.Enum):
@@ -126,8 +125,12 @@ def _table_needs_redeal(table: int, mode: TableRedeal) -> bool:
     return mode is TableRedeal.FOUR_OR_PAIRS and four_pairs(table)
 
 
-def _name(card: Card) -> str:
-    return card.display_name
+_CARDS: tuple[Card, ...] = tuple(Card)
+_MONTH_OF: tuple[int, ...] = tuple(month_mask(c >> 2) for c in range(48))
+
+
+def _names(cards: int) -> str:
+    return ", ".join(c.display_name for c in cards_of(cards))
 
 
 class Round:
@@ -345,7 +348,7 @@ class Round:
             return [Draw(c) for c in cards_of(self.unseen)]
         if phase is Phase.DRAW_CHOICE:
             assert self._pending is not None
-            return [ChooseCapture(t) for t in cards_of(self.table & month_mask(self._pending >> 2))]
+            return [ChooseCapture(t) for t in cards_of(self.table & _MONTH_OF[self._pending])]
         if phase is Phase.DECISION:
             return [CallKoiKoi(), CallStop()]
         if phase is Phase.HAND_YAKU:
@@ -365,7 +368,7 @@ class Round:
         out: list[AnyAction] = []
         gaji = self.rules.gaji
         for card in cards_of(candidates):
-            matches = table & (0b1111 << (card & ~3))
+            matches = table & _MONTH_OF[card]
             if matches.bit_count() == 2:
                 out.extend(Play(card, t) for t in cards_of(matches))
             else:
@@ -380,12 +383,12 @@ class Round:
         """Why the Gaji cannot take ``target`` as a wildcard now, or None if it can."""
         if self._willow_played[1 - seat]:
             return "gaji-after-november", "the Gaji is no wildcard once the other player has played a November card"
-        tm = month_mask(target.month)
+        tm = _MONTH_OF[target]
         if (self.table & tm).bit_count() == 3 and self.hands[1 - seat] & tm:
             return "gaji-blocked-by-hiki", "the other player holds the fourth card of that month (Hiki)"
         return None
 
-    # -- apply -----------------------------------------------------------------------
+    # -- apply: each action is checked in full, then played by a core step ---------------
 
     def apply(self, action: AnyAction, seat: int | None = None) -> list[Event]:
         """Check ``action`` by ``seat`` (default: whoever is to act) and play it.
@@ -400,14 +403,18 @@ class Round:
         if seat != self.to_act:
             who = "chance" if self.to_act == CHANCE else f"player {self.to_act}"
             raise IllegalActionError("not-your-turn", f"it is {who}'s move, not player {seat}'s")
+        events: list[Event] = []
         if isinstance(action, Play) and phase is Phase.PLAY:
-            events = self._play(seat, action)
+            taken, wildcard = self._check_play(seat, action.card, action.target)
+            self._do_play(seat, action.card, taken, wildcard, events)
         elif isinstance(action, Draw) and phase is Phase.DRAW:
-            events = self._draw(action.card)
+            self._check_draw(action.card)
+            self._do_draw(action.card, events)
         elif isinstance(action, ChooseCapture) and phase is Phase.DRAW_CHOICE:
-            events = self._choose(seat, action.target)
+            self._check_choice(action.target)
+            self._do_choose(action.target, events)
         elif isinstance(action, CallKoiKoi | CallStop) and phase is Phase.DECISION:
-            events = self._decide(seat, isinstance(action, CallKoiKoi))
+            self._do_decide(isinstance(action, CallKoiKoi), events)
         elif isinstance(action, ClaimHandYaku | PassHandYaku) and phase is Phase.HAND_YAKU:
             events = self._declare(seat, action)
         elif isinstance(action, Exchange) and phase is Phase.EXCHANGE:
@@ -417,26 +424,16 @@ class Round:
         self.history.append((seat, action))
         return events
 
-    def _take_from_hand(self, seat: int, card: Card) -> None:
-        bit = 1 << card
-        if self.hands[seat] & bit:
-            self.hands[seat] ^= bit
-        else:
-            self.hidden[seat] -= 1
-            self._seen |= bit
-
     def _holds(self, seat: int, card: Card) -> bool:
         bit = 1 << card
         return bool(self.hands[seat] & bit) or (self.hidden[seat] > 0 and not self._seen & bit)
 
-    def _play(self, seat: int, action: Play) -> list[Event]:
-        card, target = action.card, action.target
+    def _check_play(self, seat: int, card: Card, target: Card | None) -> tuple[int, bool]:
+        """The table cards ``card`` takes, and whether the Gaji takes one as a wildcard; or raise."""
         if not self._holds(seat, card):
             raise IllegalActionError("card-not-in-hand", f"{card.id} is not in player {seat}'s hand")
         table = self.table
-        matches = table & (0b1111 << (card & ~3))
-        n = matches.bit_count()
-        wildcard = False
+        matches = table & _MONTH_OF[card]
         if target is not None and not matches & (1 << target):
             if not (self.rules.gaji and card is _LIGHTNING):
                 raise IllegalActionError(
@@ -447,81 +444,100 @@ class Round:
             refusal = self._gaji_refusal(seat, target)
             if refusal is not None:
                 raise IllegalActionError(*refusal)
-            taken = 1 << target
-            wildcard = True
-        elif n == 2:
+            return 1 << target, True
+        if matches.bit_count() == 2:
             if target is None:
                 raise IllegalActionError(
                     "choose-capture", f"{card.id} matches two table cards: name the one to take"
                 )
-            taken = 1 << target
-        elif target is not None:
+            return 1 << target, False
+        if target is not None:
             raise IllegalActionError(
                 "no-choice", f"{card.id} has no choice to make: play it without naming a table card"
             )
+        return matches, False  # none, one, or all three
+
+    def _do_play(self, seat: int, card: int, taken: int, wildcard: bool, events: list[Event] | None) -> None:
+        bit = 1 << card
+        if self.hands[seat] & bit:
+            self.hands[seat] ^= bit
         else:
-            taken = matches  # none, one, or all three
-        self._take_from_hand(seat, card)
+            self.hidden[seat] -= 1
+            self._seen |= bit
         if card >> 2 == 10:
             self._willow_played[seat] = True
-        if wildcard and target is not None:
-            self._gaji = (seat, target >> 2)
+        if wildcard:
+            self._gaji = (seat, (taken.bit_length() - 1) >> 2)
         if taken:
-            self.table = table & ~taken
-            self.captures[seat] |= taken | (1 << card)
-            text = f"plays {_name(card)}, takes " + ", ".join(_name(c) for c in cards_of(taken))
-            if wildcard:
-                text += " with the Gaji"
+            self.table ^= taken
+            self.captures[seat] |= taken | bit
         else:
-            self.table = table | (1 << card)
-            text = f"plays {_name(card)} to the table"
-        self.phase, self.to_act = Phase.DRAW, CHANCE
-        return [Event("play", seat, card, taken, text=text)]
+            self.table |= bit
+        self.phase = Phase.DRAW
+        self.to_act = CHANCE
+        if events is not None:
+            c = _CARDS[card]
+            if taken:
+                text = f"plays {c.display_name}, takes {_names(taken)}" + (" with the Gaji" if wildcard else "")
+            else:
+                text = f"plays {c.display_name} to the table"
+            events.append(Event("play", seat, c, taken, text=text))
 
-    def _draw(self, card: Card) -> list[Event]:
-        seat = self.turn
+    def _check_draw(self, card: Card) -> None:
         top = self._stock[self.stock_index]
-        bit = 1 << card
         if top is not None:
             if card != top:
                 raise IllegalActionError("wrong-draw", f"the top of the stock is {top.id}, not {card.id}")
-        elif self._seen & bit:
+        elif self._seen & (1 << card):
             raise IllegalActionError("card-already-seen", f"{card.id} cannot be in the stock: it was seen already")
+
+    def _do_draw(self, card: int, events: list[Event] | None) -> None:
+        seat = self.turn
+        bit = 1 << card
         self.stock_index += 1
         self._seen |= bit
-        matches = self.table & (0b1111 << (card & ~3))
+        matches = self.table & _MONTH_OF[card]
         n = matches.bit_count()
         if n == 2:
-            self._pending = card
-            self.phase, self.to_act = Phase.DRAW_CHOICE, seat
-            return [Event("draw", seat, card, 0, text=f"draws {_name(card)}, which matches two table cards")]
+            self._pending = _CARDS[card]
+            self.phase = Phase.DRAW_CHOICE
+            self.to_act = seat
+            if events is not None:
+                text = f"draws {_CARDS[card].display_name}, which matches two table cards"
+                events.append(Event("draw", seat, _CARDS[card], 0, text=text))
+            return
         if n:
             self.table ^= matches
             self.captures[seat] |= matches | bit
-            text = f"draws {_name(card)}, takes " + ", ".join(_name(c) for c in cards_of(matches))
         else:
             self.table |= bit
-            text = f"draws {_name(card)} to the table"
-        events = [Event("draw", seat, card, matches, text=text)]
+        if events is not None:
+            c = _CARDS[card]
+            text = f"draws {c.display_name}, takes {_names(matches)}" if n else f"draws {c.display_name} to the table"
+            events.append(Event("draw", seat, c, matches, text=text))
         self._end_turn(seat, events)
-        return events
 
-    def _choose(self, seat: int, target: Card) -> list[Event]:
+    def _check_choice(self, target: Card) -> None:
         card = self._pending
         assert card is not None
-        matches = self.table & (0b1111 << (card & ~3))
-        if not matches & (1 << target):
+        if not self.table & _MONTH_OF[card] & (1 << target):
             raise IllegalActionError(
                 "target-does-not-match", f"{target.id} is not a table card of {card.id}'s month"
             )
+
+    def _do_choose(self, target: int, events: list[Event] | None) -> None:
+        card = self._pending
+        assert card is not None
+        seat = self.turn
         self._pending = None
         self.table ^= 1 << target
         self.captures[seat] |= (1 << target) | (1 << card)
-        events = [Event("capture", seat, card, 1 << target, text=f"takes {_name(target)} with {_name(card)}")]
+        if events is not None:
+            text = f"takes {_CARDS[target].display_name} with {card.display_name}"
+            events.append(Event("capture", seat, card, 1 << target, text=text))
         self._end_turn(seat, events)
-        return events
 
-    def _end_turn(self, seat: int, events: list[Event]) -> None:
+    def _end_turn(self, seat: int, events: list[Event] | None) -> None:
         """After the stock card: a rise offers a decision, ends the round, or play passes on."""
         total, bits = self._yaku_table.evaluate(self.captures[seat])
         if self.rules.decision_on is DecisionOn.RISE:
@@ -529,24 +545,25 @@ class Round:
         else:
             rose = bool(bits & ~self._baseline_bits[seat])
         if rose:
-            events.append(Event("yaku", seat, yaku=tuple(self.yaku(seat)), text=f"has yaku worth {total}"))
+            if events is not None:
+                events.append(Event("yaku", seat, yaku=tuple(self.yaku(seat)), text=f"has yaku worth {total}"))
             rules = self.rules
             if rules.after_koikoi is AfterKoiKoi.NEXT_YAKU_ENDS and (self.calls[0] or self.calls[1]):
                 self._finish(OutcomeKind.AUTO_STOP, seat, next_dealer=seat, counts=True)
-                events.append(self._over_event("the first yaku after a Koi-Koi ends the round"))
+                self._over_event("the first yaku after a Koi-Koi ends the round", events)
                 return
-            own_empty = self.hand_size(seat) == 0
-            if own_empty and (
+            if self.hand_size(seat) == 0 and (
                 rules.auto_stop is AutoStop.OWN_HAND_EMPTY or self.hand_size(1 - seat) == 0
             ):
                 self._finish(OutcomeKind.AUTO_STOP, seat, next_dealer=seat, counts=True)
-                events.append(self._over_event("a rise on the last card stops the round"))
+                self._over_event("a rise on the last card stops the round", events)
                 return
-            self.phase, self.to_act = Phase.DECISION, seat
+            self.phase = Phase.DECISION
+            self.to_act = seat
             return
         self._next_turn(seat, events)
 
-    def _next_turn(self, seat: int, events: list[Event]) -> None:
+    def _next_turn(self, seat: int, events: list[Event] | None) -> None:
         other = 1 - seat
         if self.hand_size(other):
             self.phase, self.to_act, self.turn = Phase.PLAY, other, other
@@ -555,35 +572,39 @@ class Round:
         else:
             self._exhausted(events)
 
-    def _exhausted(self, events: list[Event]) -> None:
+    def _exhausted(self, events: list[Event] | None) -> None:
         mode = self.rules.exhausted
         dealer = self.dealer
         if mode is Exhausted.LAST_CALLER and self.last_caller is not None:
             caller = self.last_caller
             self._finish(OutcomeKind.LAST_CALLER, caller, next_dealer=caller, counts=True)
-            events.append(self._over_event("the hands ran out: the last Koi-Koi caller scores"))
+            self._over_event("the hands ran out: the last Koi-Koi caller scores", events)
         elif mode is Exhausted.DEALER_BONUS:
             self._finish(OutcomeKind.DEALER_BONUS, dealer, next_dealer=dealer, counts=True)
-            events.append(self._over_event("the hands ran out: the dealer scores its bonus"))
+            self._over_event("the hands ran out: the dealer scores its bonus", events)
         elif mode is Exhausted.NO_GAME:
             self._finish(OutcomeKind.NO_GAME, None, next_dealer=1 - dealer, counts=True)
-            events.append(self._over_event("the hands ran out: no game, the deal passes"))
+            self._over_event("the hands ran out: no game, the deal passes", events)
         else:
             self._finish(OutcomeKind.DRAWN, None, next_dealer=dealer, counts=True)
-            events.append(self._over_event("the hands ran out: a drawn round"))
+            self._over_event("the hands ran out: a drawn round", events)
 
-    def _decide(self, seat: int, koikoi: bool) -> list[Event]:
+    def _do_decide(self, koikoi: bool, events: list[Event] | None) -> None:
+        seat = self.to_act
         if not koikoi:
             self._finish(OutcomeKind.STOP, seat, next_dealer=seat, counts=True)
-            return [Event("stop", seat, text="calls Shōbu"), self._over_event("Shōbu")]
+            if events is not None:
+                events.append(Event("stop", seat, text="calls Shōbu"))
+            self._over_event("Shōbu", events)
+            return
         total, bits = self._yaku_table.evaluate(self.captures[seat])
         self.calls[seat] += 1
         self.last_caller = seat
         self._baseline[seat] = total
         self._baseline_bits[seat] = bits
-        events = [Event("koikoi", seat, text=f"calls Koi-Koi ({self.calls[seat]})")]
+        if events is not None:
+            events.append(Event("koikoi", seat, text=f"calls Koi-Koi ({self.calls[seat]})"))
         self._next_turn(seat, events)
-        return events
 
     def _declare(self, seat: int, action: ClaimHandYaku | PassHandYaku) -> list[Event]:
         if isinstance(action, PassHandYaku):
@@ -636,7 +657,7 @@ class Round:
         else:
             self.phase, self.to_act, self.turn = Phase.PLAY, self.dealer, self.dealer
             return events
-        events.append(self._over_event("a dealt hand yaku"))
+        self._over_event("a dealt hand yaku", events)
         return events
 
     def _finish_hand_yaku(self, seat: int, claim: YakuScore) -> None:
@@ -667,8 +688,10 @@ class Round:
         )
         self.phase, self.to_act = Phase.OVER, CHANCE
 
-    def _over_event(self, why: str) -> Event:
+    def _over_event(self, why: str, events: list[Event] | None) -> None:
+        if events is None:
+            return
         outcome = self.outcome
         assert outcome is not None
         seat = outcome.winner if outcome.winner is not None else CHANCE
-        return Event("round-over", seat, yaku=outcome.yaku, text=why)
+        events.append(Event("round-over", seat, yaku=outcome.yaku, text=why))

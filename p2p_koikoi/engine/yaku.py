@@ -60,6 +60,7 @@ class Yaku(enum.Enum):
 
 
 _ORDER = {y: i for i, y in enumerate(Yaku)}
+_BIT = {y: 1 << i for i, y in enumerate(Yaku)}
 _NAMES = {
     Yaku.GOKO: "Gokō (Five Lights)",
     Yaku.SHIKO: "Shikō (Four Lights)",
@@ -145,71 +146,72 @@ class YakuTable:
         """The total points and the set of yaku (as bits of :attr:`Yaku.bit`) of a pile of captures.
 
         When ``detail`` is a list, each yaku made is appended to it with its cards.
-        This is the one place the yaku table is written down.
+        This is the one place the yaku table is written down; it runs at the end
+        of every turn, so it is plain integer arithmetic with no helper calls.
         """
-        total = 0
-        bits = 0
-
-        def add(yaku: Yaku, points: int, cards: int) -> None:
-            nonlocal total, bits
-            total += points
-            bits |= yaku.bit
-            if detail is not None:
-                detail.append(YakuScore(yaku, points, cards))
-
+        found: list[tuple[Yaku, int, int]] = []
         lights = caps & BRIGHTS
         if lights:
             n = lights.bit_count()
             rain = lights & RAIN
             if n == 5:
-                add(Yaku.GOKO, 10, lights)
+                found.append((Yaku.GOKO, 10, lights))
             elif n == 4:
-                if rain:
-                    add(Yaku.AME_SHIKO, 7, lights)
-                else:
-                    add(Yaku.SHIKO, 8, lights)
+                found.append((Yaku.AME_SHIKO, 7, lights) if rain else (Yaku.SHIKO, 8, lights))
             elif n == 3 and (not rain or self.rain_in_sanko):
-                add(Yaku.SANKO, 5, lights)
+                found.append((Yaku.SANKO, 5, lights))
 
-        if self.viewing and caps & SAKE:
+        if caps & SAKE and self.viewing:
             if caps & CURTAIN:
-                add(Yaku.HANAMI, 5, HANAMI_CARDS)
+                found.append((Yaku.HANAMI, 5, HANAMI_CARDS))
             if caps & MOON:
-                add(Yaku.TSUKIMI, 5, TSUKIMI_CARDS)
+                found.append((Yaku.TSUKIMI, 5, TSUKIMI_CARDS))
 
+        extras = self.extras
         animals = caps & ANIMALS
         n_animals = animals.bit_count()
-        ino = (animals & BOAR_DEER_BUTTERFLIES) == BOAR_DEER_BUTTERFLIES
-        if ino:
-            add(Yaku.INOSHIKACHO, 5 + (n_animals - 3 if self.extras else 0), animals if self.extras else BOAR_DEER_BUTTERFLIES)
-        if n_animals >= 5 and not (ino and self.tane_void):
-            add(Yaku.TANE, n_animals - 4, animals)
+        if n_animals >= 3:
+            ino = (animals & BOAR_DEER_BUTTERFLIES) == BOAR_DEER_BUTTERFLIES
+            if ino:
+                if extras:
+                    found.append((Yaku.INOSHIKACHO, n_animals + 2, animals))
+                else:
+                    found.append((Yaku.INOSHIKACHO, 5, BOAR_DEER_BUTTERFLIES))
+            if n_animals >= 5 and not (ino and self.tane_void):
+                found.append((Yaku.TANE, n_animals - 4, animals))
 
         ribbons = caps & RIBBONS
         n_ribbons = ribbons.bit_count()
-        ribbon_set = False
         if n_ribbons >= 3:
             poem = (ribbons & POEM) == POEM
             blue = (ribbons & BLUE) == BLUE
             if poem and blue and self.akatan_aotan is AkatanAotan.CHOFUKU:
-                add(Yaku.AKATAN_AOTAN, 10 + (n_ribbons - 6 if self.extras else 0), ribbons if self.extras else POEM | BLUE)
-                ribbon_set = True
+                if extras:
+                    found.append((Yaku.AKATAN_AOTAN, n_ribbons + 4, ribbons))
+                else:
+                    found.append((Yaku.AKATAN_AOTAN, 10, POEM | BLUE))
             else:
                 if poem:
-                    add(Yaku.AKATAN, 5 + (n_ribbons - 3 if self.extras else 0), ribbons if self.extras else POEM)
-                    ribbon_set = True
+                    found.append((Yaku.AKATAN, n_ribbons + 2, ribbons) if extras else (Yaku.AKATAN, 5, POEM))
                 if blue:
-                    add(Yaku.AOTAN, 5 + (n_ribbons - 3 if self.extras else 0), ribbons if self.extras else BLUE)
-                    ribbon_set = True
+                    found.append((Yaku.AOTAN, n_ribbons + 2, ribbons) if extras else (Yaku.AOTAN, 5, BLUE))
                 if poem and blue and self.akatan_aotan is AkatanAotan.TRIAD:
-                    add(Yaku.TRIAD, 3, POEM | BLUE)
-            if n_ribbons >= 5 and not (ribbon_set and self.tan_void):
-                add(Yaku.TAN, n_ribbons - 4, ribbons)
+                    found.append((Yaku.TRIAD, 3, POEM | BLUE))
+            if n_ribbons >= 5 and not ((poem or blue) and self.tan_void):
+                found.append((Yaku.TAN, n_ribbons - 4, ribbons))
 
         plains = caps & self.plains
         n_plains = plains.bit_count()
         if n_plains >= 10:
-            add(Yaku.KASU, n_plains - 9, plains)
+            found.append((Yaku.KASU, n_plains - 9, plains))
+
+        total = 0
+        bits = 0
+        for yaku, points, cards in found:
+            total += points
+            bits |= _BIT[yaku]
+            if detail is not None:
+                detail.append(YakuScore(yaku, points, cards))
         return total, bits
 
     def score(self, caps: int) -> list[YakuScore]:
@@ -222,22 +224,25 @@ class YakuTable:
         return self.evaluate(caps)[0]
 
 
-def _month_counts(cards: int) -> list[int]:
-    return [((cards >> (4 * m)) & 0b1111).bit_count() for m in range(12)]
+_MONTH_LOW = sum(1 << (4 * m) for m in range(12))  # bit 0 of every month's nibble
 
 
 def four_of_a_month(cards: int) -> int:
-    """The mask of a complete month among ``cards`` (the first), or 0."""
-    for m in range(12):
-        if (cards >> (4 * m)) & 0b1111 == 0b1111:
-            return 0b1111 << (4 * m)
-    return 0
+    """The mask of a complete month among ``cards`` (the lowest), or 0."""
+    full = cards & (cards >> 1) & (cards >> 2) & (cards >> 3) & _MONTH_LOW
+    if not full:
+        return 0
+    return 0b1111 << ((full & -full).bit_length() - 1)
 
 
 def four_pairs(cards: int) -> bool:
     """Exactly four months of exactly two cards each, and nothing else."""
-    counts = _month_counts(cards)
-    return counts.count(2) == 4 and sum(counts) == 8
+    if cards.bit_count() != 8:
+        return False
+    a, b, c, d = cards, cards >> 1, cards >> 2, cards >> 3
+    months = (a | b | c | d) & _MONTH_LOW
+    three_or_more = ((a & b & (c | d)) | (c & d & (a | b))) & _MONTH_LOW
+    return months.bit_count() == 4 and not three_or_more
 
 
 def hand_yaku(hand: int) -> YakuScore | None:
