@@ -32,8 +32,15 @@ EXAMPLES = [
     (4, "pine-crane cherry-curtain pampas-moon willow-rain", 0, 0, 25, 7, 14),
     (5, "pampas-moon chrysanthemum-sake cherry-curtain", 1, 0, 25, 25, 20),
     (7, "peony-ribbon chrysanthemum-ribbon maple-ribbon willow-ribbon", 1, 1, 25, 18, None),
-    (9, "pine-ribbon plum-ribbon cherry-ribbon peony-ribbon chrysanthemum-ribbon maple-ribbon wisteria-ribbon",
-     0, 0, 25, 25, 22),
+    (
+        9,
+        "pine-ribbon plum-ribbon cherry-ribbon peony-ribbon chrysanthemum-ribbon maple-ribbon wisteria-ribbon",
+        0,
+        0,
+        25,
+        25,
+        22,
+    ),
 ]
 
 
@@ -58,7 +65,11 @@ def test_example_1_inoshikacho_below_eight() -> None:
     s = score_captures(caps("clover-boar maple-deer peony-butterflies"), LEMME)
     assert names(s) == [("inoshikacho", 5)]
     assert [(st.step, st.value) for st in s.steps] == [
-        ("base", 5), ("doubling", 5), ("koikoi", 5), ("cap", 5), ("payment", 5)
+        ("base", 5),
+        ("doubling", 5),
+        ("koikoi", 5),
+        ("cap", 5),
+        ("payment", 5),
     ]
 
 
@@ -121,9 +132,7 @@ def test_example_8_the_doubling_setting() -> None:
 
 
 def test_example_9_capped_by_what_is_left() -> None:
-    cards = caps(
-        "pine-ribbon plum-ribbon cherry-ribbon peony-ribbon chrysanthemum-ribbon maple-ribbon wisteria-ribbon"
-    )
+    cards = caps("pine-ribbon plum-ribbon cherry-ribbon peony-ribbon chrysanthemum-ribbon maple-ribbon wisteria-ribbon")
     s = score_captures(cards, LEMME, loser_points=25)
     assert names(s) == [("akatan-aotan", 11), ("tan", 3)]
     assert (s.base, s.total, s.payment) == (14, 28, 25)
@@ -135,7 +144,8 @@ def test_example_9_capped_by_what_is_left() -> None:
 
 def test_example_10_dealt_teshi() -> None:
     hand = caps(
-        "cherry-curtain cherry-ribbon cherry-plain-1 cherry-plain-2 pine-plain-1 plum-plain-1 iris-plain-1 maple-plain-1"
+        "cherry-curtain cherry-ribbon cherry-plain-1 cherry-plain-2 "
+        "pine-plain-1 plum-plain-1 iris-plain-1 maple-plain-1"
     )
     for rules in (LEMME, NINTENDO):
         s = score_hand(hand, rules)
@@ -160,8 +170,6 @@ def test_doubling_table_of_004() -> None:
     }
     table = {5: (5, 5, 5), 6: (6, 6, 6), 7: (7, 7, 14), 8: (16, 8, 16), 10: (20, 10, 20)}
     for base, cards in bases.items():
-        got = tuple(
-            score_captures(caps(cards), rules).total for rules in (LEMME, LEMME_NO_DOUBLING, NINTENDO)
-        )
+        got = tuple(score_captures(caps(cards), rules).total for rules in (LEMME, LEMME_NO_DOUBLING, NINTENDO))
         assert score_captures(caps(cards), LEMME).base == base
         assert got == table[base]

@@ -47,7 +47,9 @@ def run_demo(rules: RuleSet, seed: int, write: Write) -> Match:
             write(f"   {seat_name(outcome.winner)} wins the round:")
             for line in result.score.lines():
                 write(f"   {line}")
-        write(f"   Round {result.number} over. Points: {seat_name(0)} {match.points[0]}, {seat_name(1)} {match.points[1]}")
+        write(
+            f"   Round {result.number} over. Points: {seat_name(0)} {match.points[0]}, {seat_name(1)} {match.points[1]}"
+        )
 
     match = play_local_match(rules, agents, rng, on_events=on_events, on_result=on_result)
     outcome = match.outcome

@@ -17,7 +17,17 @@ from p2p_koikoi.engine.actions import (
     PassHandYaku,
     Play,
 )
-from p2p_koikoi.engine.cards import ALL_CARDS, Card, Kind, Month, Role, cards_of, format_cards, mask_of, parse_cards
+from p2p_koikoi.engine.cards import (
+    ALL_CARDS,
+    Card,
+    Kind,
+    Month,
+    Role,
+    cards_of,
+    format_cards,
+    mask_of,
+    parse_cards,
+)
 from p2p_koikoi.engine.deal import Deal, DealPattern, deal_layout
 from p2p_koikoi.engine.errors import (
     CardParseError,
@@ -26,7 +36,14 @@ from p2p_koikoi.engine.errors import (
     RuleSetError,
     ScoreRequestError,
 )
-from p2p_koikoi.engine.match import Match, MatchOutcome, MatchPhase, RoundResult, Termination, first_dealer_by_draw
+from p2p_koikoi.engine.match import (
+    Match,
+    MatchOutcome,
+    MatchPhase,
+    RoundResult,
+    Termination,
+    first_dealer_by_draw,
+)
 from p2p_koikoi.engine.round import CHANCE, OutcomeKind, Phase, Round, RoundOutcome
 from p2p_koikoi.engine.rules import PRESETS, RuleSet, parse_rules, preset
 from p2p_koikoi.engine.scoring import RoundScore, Step, score_captures, score_hand, score_yaku

@@ -13,7 +13,6 @@ Play(card=<Card.PINE_RIBBON: 1>, target=<Card.PINE_CRANE: 0>)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from p2p_koikoi.engine.cards import Card, cards_of, parse_cards
 from p2p_koikoi.engine.errors import EngineError
@@ -27,8 +26,8 @@ __all__ = [
     "ChooseCapture",
     "ClaimHandYaku",
     "Draw",
-    "Exchange",
     "Event",
+    "Exchange",
     "PassHandYaku",
     "Play",
 ]
@@ -106,7 +105,7 @@ class PassHandYaku:
         return "pass"
 
 
-AnyAction = Union[Play, Draw, ChooseCapture, CallKoiKoi, CallStop, Exchange, ClaimHandYaku, PassHandYaku]
+AnyAction = Play | Draw | ChooseCapture | CallKoiKoi | CallStop | Exchange | ClaimHandYaku | PassHandYaku
 
 
 class Action:

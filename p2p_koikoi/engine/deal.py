@@ -30,7 +30,7 @@ from functools import cache
 from p2p_koikoi.engine.cards import Card, cards_of, format_cards, mask_of
 from p2p_koikoi.engine.errors import EngineError
 
-__all__ = ["Deal", "DealLayout", "DealPattern", "deal_layout", "HAND_SIZE", "TABLE_SIZE", "STOCK_SIZE"]
+__all__ = ["HAND_SIZE", "STOCK_SIZE", "TABLE_SIZE", "Deal", "DealLayout", "DealPattern", "deal_layout"]
 
 HAND_SIZE = 8
 TABLE_SIZE = 8

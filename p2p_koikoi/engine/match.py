@@ -173,4 +173,3 @@ class Match:
         self.outcome = MatchOutcome(winner, (self.points[0], self.points[1]), why)
         self.phase = MatchPhase.OVER
         return self.outcome
-

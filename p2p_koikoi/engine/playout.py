@@ -59,7 +59,12 @@ def random_playout(
     random_float = rng.random
     gaji = rnd.rules.gaji
     phase_play, phase_draw, phase_choice, phase_decision, phase_over, phase_hand_yaku = (
-        Phase.PLAY, Phase.DRAW, Phase.DRAW_CHOICE, Phase.DECISION, Phase.OVER, Phase.HAND_YAKU
+        Phase.PLAY,
+        Phase.DRAW,
+        Phase.DRAW_CHOICE,
+        Phase.DECISION,
+        Phase.OVER,
+        Phase.HAND_YAKU,
     )
     stock = rnd._stock
     while True:

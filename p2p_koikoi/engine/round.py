@@ -43,10 +43,7 @@ from p2p_koikoi.engine.cards import ALL_CARDS, Card, cards_of, month_mask
 from p2p_koikoi.engine.deal import HAND_SIZE, STOCK_SIZE, TABLE_SIZE, Deal
 from p2p_koikoi.engine.errors import IllegalActionError
 from p2p_koikoi.engine.rules import (
-    AfterKoiKoi,
-    AutoStop,
     BothHandYaku,
-    DecisionOn,
     Exhausted,
     RuleSet,
     TableRedeal,
@@ -182,7 +179,7 @@ class Round:
     _public_hand: list[int]
     _baseline: list[int]
     _baseline_bits: list[int]
-    _declared: list[YakuScore | None | bool]
+    _declared: list[YakuScore | bool | None]
     _pending: Card | None
     _gaji: tuple[int, int] | None
     _willow_played: list[bool]
@@ -374,9 +371,7 @@ class Round:
             else:
                 out.append(Play(card))
             if gaji and card is _LIGHTNING:
-                out.extend(
-                    Play(card, t) for t in cards_of(table & ~matches) if self._gaji_refusal(seat, t) is None
-                )
+                out.extend(Play(card, t) for t in cards_of(table & ~matches) if self._gaji_refusal(seat, t) is None)
         return out
 
     def _gaji_refusal(self, seat: int, target: Card) -> tuple[str, str] | None:
@@ -447,9 +442,7 @@ class Round:
             return 1 << target, True
         if matches.bit_count() == 2:
             if target is None:
-                raise IllegalActionError(
-                    "choose-capture", f"{card.id} matches two table cards: name the one to take"
-                )
+                raise IllegalActionError("choose-capture", f"{card.id} matches two table cards: name the one to take")
             return 1 << target, False
         if target is not None:
             raise IllegalActionError(
@@ -521,9 +514,7 @@ class Round:
         card = self._pending
         assert card is not None
         if not self.table & _MONTH_OF[card] & (1 << target):
-            raise IllegalActionError(
-                "target-does-not-match", f"{target.id} is not a table card of {card.id}'s month"
-            )
+            raise IllegalActionError("target-does-not-match", f"{target.id} is not a table card of {card.id}'s month")
 
     def _do_choose(self, target: int, events: list[Event] | None) -> None:
         card = self._pending
@@ -539,21 +530,18 @@ class Round:
 
     def _end_turn(self, seat: int, events: list[Event] | None) -> None:
         """After the stock card: a rise offers a decision, ends the round, or play passes on."""
-        total, bits = self._yaku_table.evaluate(self.captures[seat])
-        if self.rules.decision_on is DecisionOn.RISE:
-            rose = total > self._baseline[seat]
-        else:
-            rose = bool(bits & ~self._baseline_bits[seat])
+        table = self._yaku_table
+        total, bits = table.evaluate(self.captures[seat])
+        rose = total > self._baseline[seat] if table.rise else bool(bits & ~self._baseline_bits[seat])
         if rose:
             if events is not None:
                 events.append(Event("yaku", seat, yaku=tuple(self.yaku(seat)), text=f"has yaku worth {total}"))
-            rules = self.rules
-            if rules.after_koikoi is AfterKoiKoi.NEXT_YAKU_ENDS and (self.calls[0] or self.calls[1]):
+            if table.stop_after_call and (self.calls[0] or self.calls[1]):
                 self._finish(OutcomeKind.AUTO_STOP, seat, next_dealer=seat, counts=True)
                 self._over_event("the first yaku after a Koi-Koi ends the round", events)
                 return
-            if self.hand_size(seat) == 0 and (
-                rules.auto_stop is AutoStop.OWN_HAND_EMPTY or self.hand_size(1 - seat) == 0
+            if not (self.hands[seat] or self.hidden[seat]) and (
+                table.stop_on_own_empty or not (self.hands[1 - seat] or self.hidden[1 - seat])
             ):
                 self._finish(OutcomeKind.AUTO_STOP, seat, next_dealer=seat, counts=True)
                 self._over_event("a rise on the last card stops the round", events)
@@ -565,9 +553,9 @@ class Round:
 
     def _next_turn(self, seat: int, events: list[Event] | None) -> None:
         other = 1 - seat
-        if self.hand_size(other):
+        if self.hands[other] or self.hidden[other]:
             self.phase, self.to_act, self.turn = Phase.PLAY, other, other
-        elif self.hand_size(seat):
+        elif self.hands[seat] or self.hidden[seat]:
             self.phase, self.to_act, self.turn = Phase.PLAY, seat, seat
         else:
             self._exhausted(events)
@@ -609,9 +597,7 @@ class Round:
     def _declare(self, seat: int, action: ClaimHandYaku | PassHandYaku) -> list[Event]:
         if isinstance(action, PassHandYaku):
             if self.hidden[seat] == 0 and hand_yaku(self.hands[seat]) is not None:
-                raise IllegalActionError(
-                    "hand-yaku-not-claimed", f"player {seat} holds a hand yaku and must claim it"
-                )
+                raise IllegalActionError("hand-yaku-not-claimed", f"player {seat} holds a hand yaku and must claim it")
             declared: YakuScore | None = None
             events = [Event("hand-yaku", seat, text="has no hand yaku")]
         else:
@@ -626,12 +612,12 @@ class Round:
             else:
                 valid = False
             if not valid:
-                raise IllegalActionError(
-                    "false-hand-yaku", f"those cards do not make {action.yaku.value}"
-                )
+                raise IllegalActionError("false-hand-yaku", f"those cards do not make {action.yaku.value}")
             found = hand_yaku(self.hands[seat] | cards) if self.hidden[seat] == 0 else None
             if found is not None and found.yaku is not action.yaku:
-                raise IllegalActionError("false-hand-yaku", f"that hand makes {found.yaku.value}, not {action.yaku.value}")
+                raise IllegalActionError(
+                    "false-hand-yaku", f"that hand makes {found.yaku.value}, not {action.yaku.value}"
+                )
             for card in cards_of(cards & ~self.hands[seat]):
                 self.hidden[seat] -= 1
                 self.hands[seat] |= 1 << card
@@ -661,9 +647,7 @@ class Round:
         return events
 
     def _finish_hand_yaku(self, seat: int, claim: YakuScore) -> None:
-        self.outcome = RoundOutcome(
-            OutcomeKind.HAND_YAKU, seat, (claim,), (0, 0), next_dealer=seat, counts=True
-        )
+        self.outcome = RoundOutcome(OutcomeKind.HAND_YAKU, seat, (claim,), (0, 0), next_dealer=seat, counts=True)
         self.phase, self.to_act = Phase.OVER, CHANCE
 
     def _exchange(self, seat: int, swap: bool) -> list[Event]:

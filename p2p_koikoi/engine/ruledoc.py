@@ -119,57 +119,99 @@ OPTIONS: dict[str, tuple[str, dict[str, str]]] = {
 # preset -> [(option or topic, reading, reason)]
 READINGS: dict[str, list[tuple[str, str, str]]] = {
     "nintendo": [
-        ("source", "Nintendo's rules as 004 sets them out point by point.",
-         "004's side-by-side table is the only statement of them in the sources."),
-        ("doubling, koikoi-multiplier", "x2 at 7 or more, then x2 more if the loser had called (x4 together).",
-         "004 example 8 applies both doublings, as Japanese Wikipedia counts them."),
-        ("after-koikoi", "next-yaku-ends: after a call, the next rise by either player ends the round.",
-         "004: 'the round ends as soon as either player makes a yaku'; we read 'makes a yaku' as the same "
-         "rise that offers a decision, so the caller's +1 card ends it too."),
-        ("decision-on, auto-stop", "rise, both-hands-empty (as lemme).",
-         "004 is silent; 000 says the game follows Nintendo's rules except where it lists a difference, "
-         "and these are not listed."),
-        ("hand-yaku, both-hand-yaku, table-redeal, deal-pattern", "as lemme: on, dealer, four-of-a-month, 8-8-8.",
-         "000: 'the deal, matching by month, the yaku and their points, the hand yaku' follow Nintendo's rules."),
-        ("first-dealer", "draw-month-rank.",
-         "000 describes the traditional draw (earlier month, then higher value, two plains draw again) and "
-         "says only the online game flips a coin instead."),
+        (
+            "source",
+            "Nintendo's rules as 004 sets them out point by point.",
+            "004's side-by-side table is the only statement of them in the sources.",
+        ),
+        (
+            "doubling, koikoi-multiplier",
+            "x2 at 7 or more, then x2 more if the loser had called (x4 together).",
+            "004 example 8 applies both doublings, as Japanese Wikipedia counts them.",
+        ),
+        (
+            "after-koikoi",
+            "next-yaku-ends: after a call, the next rise by either player ends the round.",
+            "004: 'the round ends as soon as either player makes a yaku'; we read 'makes a yaku' as the same "
+            "rise that offers a decision, so the caller's +1 card ends it too.",
+        ),
+        (
+            "decision-on, auto-stop",
+            "rise, both-hands-empty (as lemme).",
+            "004 is silent; 000 says the game follows Nintendo's rules except where it lists a difference, "
+            "and these are not listed.",
+        ),
+        (
+            "hand-yaku, both-hand-yaku, table-redeal, deal-pattern",
+            "as lemme: on, dealer, four-of-a-month, 8-8-8.",
+            "000: 'the deal, matching by month, the yaku and their points, the hand yaku' follow Nintendo's rules.",
+        ),
+        (
+            "first-dealer",
+            "draw-month-rank.",
+            "000 describes the traditional draw (earlier month, then higher value, two plains draw again) and "
+            "says only the online game flips a coin instead.",
+        ),
         ("exhausted", "no-game: nobody scores and the deal passes.", "004: 'No game; the dealer changes'."),
     ],
     "lemme": [
         ("source", "The online game of 000 and 004.", ""),
         ("rounds", "6.", "000: 6 unless the room changes it; practice plays 6."),
-        ("auto-stop", "both-hands-empty.",
-         "000/004: 'on the last turn, with both hands empty, only Shobu is offered'; the dealer's last "
-         "turn empties only its own hand, so a Koi-Koi is still offered there."),
-        ("set-extras", "on: Inoshikacho, Akatan, Aotan and Chofuku score +1 a further card.",
-         "000's yaku table ('5 pts +1') and 004 example 3 (Akatan with two more ribbons is 7)."),
+        (
+            "auto-stop",
+            "both-hands-empty.",
+            "000/004: 'on the last turn, with both hands empty, only Shobu is offered'; the dealer's last "
+            "turn empties only its own hand, so a Koi-Koi is still offered there.",
+        ),
+        (
+            "set-extras",
+            "on: Inoshikacho, Akatan, Aotan and Chofuku score +1 a further card.",
+            "000's yaku table ('5 pts +1') and 004 example 3 (Akatan with two more ribbons is 7).",
+        ),
     ],
     "rulebook": [
         ("source", "The rulebook printed with a physical set (001).", ""),
-        ("hanami", "The curtain and the sake cup.",
-         "001 prints Hanami as 'Moon card and Sake card', the same cards as its Tsukimi; its own caption "
-         "says 'Viewing the Cherry Blossoms', and the cherry card in question is the curtain."),
+        (
+            "hanami",
+            "The curtain and the sake cup.",
+            "001 prints Hanami as 'Moon card and Sake card', the same cards as its Tsukimi; its own caption "
+            "says 'Viewing the Cherry Blossoms', and the cherry card in question is the curtain.",
+        ),
         ("rounds", "12.", "001: '6 or 12 rounds (one round for one month of the year)'; 12 is the full year."),
-        ("koikoi-multiplier", "rulebook: x(1 + the winner's calls), x2 more if the loser had called.",
-         "001: a second yaku after a call doubles, a third triples; an opponent who scores after a call doubles."),
+        (
+            "koikoi-multiplier",
+            "rulebook: x(1 + the winner's calls), x2 more if the loser had called.",
+            "001: a second yaku after a call doubles, a third triples; an opponent who scores after a call doubles.",
+        ),
         ("decision-on", "new-yaku.", "001 offers the call when a player 'makes a Yaku', and counts by yaku made."),
         ("rain-in-sanko", "on.", "001's Sankou is 'three among Crane, Curtain, Moon, Phoenix, Man'."),
-        ("akatan-aotan", "both (the Triad is an option: akatan-aotan=triad).",
-         "001 lists Akatan and Aotan separately, 'all Yaku combinations are added', and the Triad is under "
-         "'Optional Rules'."),
-        ("set-extras", "on, counting every further ribbon (a blue one counts for Akatan too).",
-         "001: '+1 point per additional ribbon card' for Akatan and Aotan, '+1 per additional animal' for "
-         "Inoshikachou."),
+        (
+            "akatan-aotan",
+            "both (the Triad is an option: akatan-aotan=triad).",
+            "001 lists Akatan and Aotan separately, 'all Yaku combinations are added', and the Triad is under "
+            "'Optional Rules'.",
+        ),
+        (
+            "set-extras",
+            "on, counting every further ribbon (a blue one counts for Akatan too).",
+            "001: '+1 point per additional ribbon card' for Akatan and Aotan, '+1 per additional animal' for "
+            "Inoshikachou.",
+        ),
         ("sake-as-plain", "off.", "001's Kasu is '10 (out of 24)': the 24 plains without the sake cup."),
-        ("table-redeal", "four-or-pairs.", "001: 'If 4 cards of the same month Teshi or 4 pairs ... are in Ba, "
-         "the round is canceled'."),
-        ("gaji", "on: played from hand, the lightning may take any one table card; the holder also gets that "
-         "month's cards left on the table at the round's end (before the count). Not when the other player has "
-         "played a November card from hand this round, and not onto a month of three when the other player "
-         "holds the fourth (Hiki).",
-         "001's Gaji section. 'Played by the other player' is read as played from hand, the only play 001 "
-         "calls playing; a drawn lightning is no wildcard, since 001 speaks of the Gaji 'in a player's hand'."),
+        (
+            "table-redeal",
+            "four-or-pairs.",
+            "001: 'If 4 cards of the same month Teshi or 4 pairs ... are in Ba, the round is canceled'.",
+        ),
+        (
+            "gaji",
+            "on: played from hand, the lightning may take any one table card; the holder also gets that "
+            "month's cards left on the table at the round's end (before the count). Not when the other player has "
+            "played a November card from hand this round, and not onto a month of three when the other player "
+            "holds the fourth (Hiki).",
+            "001's Gaji section. 'Played by the other player' is read as played from hand, the only play 001 "
+            "calls playing; a drawn lightning is no wildcard, since 001 speaks of the Gaji 'in a player's hand'.",
+        ),
         ("hand-exchange", "on: the non-dealer may swap hands before anyone looks.", "001's preparation."),
         ("deal-pattern, first-dealer", "4-4; draw-month (the same month draws again).", "001's preparation."),
         ("exhausted", "draw: same dealer.", "001: 'No points are scored ... the Oya is the same player'."),
@@ -177,31 +219,53 @@ READINGS: dict[str, list[tuple[str, str, str]]] = {
     ],
     "qdan": [
         ("source", "Qdan's online game (002) with its default house rules.", ""),
-        ("set-extras", "off: Inoshikacho, Akatan and Aotan score a flat 5.",
-         "002 lists them at 5 with no '+1', and gives '+1 for each extra card' only to Tane, Tan and Kasu."),
+        (
+            "set-extras",
+            "off: Inoshikacho, Akatan and Aotan score a flat 5.",
+            "002 lists them at 5 with no '+1', and gives '+1 for each extra card' only to Tane, Tan and Kasu.",
+        ),
         ("akatan-aotan", "both.", "002 has no Chofuku; every yaku but the brights adds up."),
         ("decision-on", "new-yaku.", "002: 'As soon as your captures form a new yaku, choose'."),
         ("auto-stop", "own-hand-empty.", "002: 'If your hand is empty you cannot continue, so the round stops there'."),
-        ("exhausted", "last-caller.", "002: 'a player who called koi-koi scores what they hold ... if both called, "
-         "the last to call does'."),
-        ("table-redeal", "four-of-a-month.", "002 is silent; it follows 'the standard reference rules', and "
-         "without a redeal four cards of a month on the table could never be taken."),
+        (
+            "exhausted",
+            "last-caller.",
+            "002: 'a player who called koi-koi scores what they hold ... if both called, the last to call does'.",
+        ),
+        (
+            "table-redeal",
+            "four-of-a-month.",
+            "002 is silent; it follows 'the standard reference rules', and "
+            "without a redeal four cards of a month on the table could never be taken.",
+        ),
         ("both-hand-yaku", "dealer (as lemme).", "002 is silent."),
     ],
     "gameweave": [
         ("source", "Gameweave's online game (003).", ""),
-        ("exhausted", "last-caller.",
-         "003's list after 'the round is scored from the last Koi-Koi call:' is cut off; its surrounding text "
-         "('A Koi-Koi call stays marked on that player for the rest of the round') and the 002 rule it matches "
-         "support: the last caller scores what it holds; with no call the round is drawn (same dealer)."),
-        ("akatan-aotan, yaku points", "both, with the yaku points of 000's table.",
-         "003 gives no points; 'Every other yaku stacks', so there is no Chofuku."),
-        ("red ribbons", "Akatan and Aotan count; the plain red ribbons and the willow ribbon count only for Tan.",
-         "003: 'There is no red-ribbon yaku. The willow ribbon is an ordinary ribbon.' read together: no yaku "
-         "of the plain red ribbons (as some hwatu games have), since the page tracks Boar-Deer-Butterfly and "
-         "otherwise plays the usual yaku."),
-        ("auto-stop", "own-hand-empty.", "003: 'If the rise happens on the turn that empties your hand, you Stop "
-         "automatically'."),
+        (
+            "exhausted",
+            "last-caller.",
+            "003's list after 'the round is scored from the last Koi-Koi call:' is cut off; its surrounding text "
+            "('A Koi-Koi call stays marked on that player for the rest of the round') and the 002 rule it matches "
+            "support: the last caller scores what it holds; with no call the round is drawn (same dealer).",
+        ),
+        (
+            "akatan-aotan, yaku points",
+            "both, with the yaku points of 000's table.",
+            "003 gives no points; 'Every other yaku stacks', so there is no Chofuku.",
+        ),
+        (
+            "red ribbons",
+            "Akatan and Aotan count; the plain red ribbons and the willow ribbon count only for Tan.",
+            "003: 'There is no red-ribbon yaku. The willow ribbon is an ordinary ribbon.' read together: no yaku "
+            "of the plain red ribbons (as some hwatu games have), since the page tracks Boar-Deer-Butterfly and "
+            "otherwise plays the usual yaku.",
+        ),
+        (
+            "auto-stop",
+            "own-hand-empty.",
+            "003: 'If the rise happens on the turn that empties your hand, you Stop automatically'.",
+        ),
         ("hand-yaku, both-hand-yaku", "off by default; if on, both: a draw.", "003's lobby option."),
     ],
 }

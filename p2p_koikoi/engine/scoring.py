@@ -76,8 +76,7 @@ def check_calls(rules: RuleSet, winner_calls: int, loser_calls: int) -> None:
         raise ScoreRequestError("a player makes at most 8 turns a round, so at most 8 Koi-Koi calls")
     if rules.after_koikoi is AfterKoiKoi.NEXT_YAKU_ENDS and winner_calls + loser_calls > 1:
         raise ScoreRequestError(
-            f"under {rules.preset} rules the first yaku after a Koi-Koi ends the round, "
-            "so a round has at most one call"
+            f"under {rules.preset} rules the first yaku after a Koi-Koi ends the round, so a round has at most one call"
         )
 
 
@@ -97,10 +96,7 @@ def score_yaku(
     check_calls(rules, winner_calls, loser_calls)
     base = sum(y.points for y in yaku)
     steps: list[Step] = []
-    if yaku:
-        reason = " + ".join(f"{y.yaku.value} {y.points}" for y in yaku)
-    else:
-        reason = "no yaku"
+    reason = " + ".join(f"{y.yaku.value} {y.points}" for y in yaku) if yaku else "no yaku"
     steps.append(Step("base", base, reason))
 
     value = base
@@ -132,7 +128,11 @@ def score_yaku(
             steps.append(Step("cap", payment, f"the loser has {left}: no cap"))
     elif loser_points is not None:
         raise ScoreRequestError(f"{rules.preset} rules add scores up with no pool, so --loser-points does not apply")
-    steps.append(Step("payment", payment, "paid by the loser" if rules.scoring is Scoring.POOL else "added to the winner's score"))
+    steps.append(
+        Step(
+            "payment", payment, "paid by the loser" if rules.scoring is Scoring.POOL else "added to the winner's score"
+        )
+    )
     return RoundScore(yaku=tuple(yaku), steps=tuple(steps), base=base, total=total, payment=payment)
 
 

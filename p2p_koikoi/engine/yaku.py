@@ -17,7 +17,7 @@ import enum
 from dataclasses import dataclass
 
 from p2p_koikoi.engine.cards import Card, Kind, Role, mask_of
-from p2p_koikoi.engine.rules import AkatanAotan, RuleSet
+from p2p_koikoi.engine.rules import AfterKoiKoi, AkatanAotan, AutoStop, DecisionOn, RuleSet
 
 __all__ = ["HAND_YAKU_POINTS", "Yaku", "YakuScore", "YakuTable", "four_of_a_month", "four_pairs", "hand_yaku"]
 
@@ -119,14 +119,21 @@ TSUKIMI_CARDS = MOON | SAKE
 
 
 class YakuTable:
-    """The yaku of one rule set, with its masks worked out once."""
+    """The yaku of one rule set, with its masks worked out once.
+
+    It also carries the few turn-end switches the round reads every turn, so a
+    round reads one compiled object instead of walking the rule set.
+    """
 
     __slots__ = (
         "akatan_aotan",
         "extras",
         "plains",
         "rain_in_sanko",
+        "rise",
         "rules",
+        "stop_after_call",
+        "stop_on_own_empty",
         "tan_void",
         "tane_void",
         "viewing",
@@ -141,6 +148,10 @@ class YakuTable:
         self.tan_void = rules.tan_void_with_akatan_aotan
         self.akatan_aotan = rules.akatan_aotan
         self.extras = rules.set_extras
+        # Turn-end switches, read once here because every turn asks them.
+        self.rise = rules.decision_on is DecisionOn.RISE
+        self.stop_after_call = rules.after_koikoi is AfterKoiKoi.NEXT_YAKU_ENDS
+        self.stop_on_own_empty = rules.auto_stop is AutoStop.OWN_HAND_EMPTY
 
     def evaluate(self, caps: int, detail: list[YakuScore] | None = None) -> tuple[int, int]:
         """The total points and the set of yaku (as bits of :attr:`Yaku.bit`) of a pile of captures.
@@ -205,6 +216,8 @@ class YakuTable:
         if n_plains >= 10:
             found.append((Yaku.KASU, n_plains - 9, plains))
 
+        if not found:
+            return 0, 0
         total = 0
         bits = 0
         for yaku, points, cards in found:
