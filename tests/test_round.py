@@ -209,8 +209,9 @@ def test_kuttsuki_and_a_false_claim() -> None:
     assert r.outcome is not None and r.outcome.winner == 0
 
 
-@pytest.mark.parametrize(("both", "kind", "winner"), [("dealer", OutcomeKind.HAND_YAKU, 0),
-                                                      ("draw", OutcomeKind.HAND_YAKU_DRAW, None)])
+@pytest.mark.parametrize(
+    ("both", "kind", "winner"), [("dealer", OutcomeKind.HAND_YAKU, 0), ("draw", OutcomeKind.HAND_YAKU_DRAW, None)]
+)
 def test_both_dealt_a_hand_yaku(both: str, kind: OutcomeKind, winner: int | None) -> None:
     rules = LEMME.with_overrides([f"both-hand-yaku={both}"])
     r = build_round(rules, dealer=0, hand0=KUTTSUKI, hand1=TESHI, table="")
@@ -252,9 +253,7 @@ def gaji_round(**kw: str) -> Round:
 
 
 def test_gaji_takes_any_table_card_and_the_month_left_on_the_table() -> None:
-    r = gaji_round(
-        hand0="willow-lightning", hand1="", table="pampas-moon pampas-plain-1", stock="maple-plain-1"
-    )
+    r = gaji_round(hand0="willow-lightning", hand1="", table="pampas-moon pampas-plain-1", stock="maple-plain-1")
     assert Play(C("willow-lightning"), C("pampas-moon")) in r.legal_actions()
     r.apply(Play(C("willow-lightning"), C("pampas-moon")))
     assert r.captures[0] == cards("willow-lightning pampas-moon")
@@ -265,7 +264,9 @@ def test_gaji_takes_any_table_card_and_the_month_left_on_the_table() -> None:
 
 
 def test_gaji_is_no_wildcard_after_the_other_played_november() -> None:
-    r = gaji_round(dealer=1, hand0="willow-lightning", hand1="willow-swallow", table="pampas-moon", stock="maple-plain-1")
+    r = gaji_round(
+        dealer=1, hand0="willow-lightning", hand1="willow-swallow", table="pampas-moon", stock="maple-plain-1"
+    )
     r.apply(Play(C("willow-swallow")), 1)
     r.apply(Draw(C("maple-plain-1")))
     with pytest.raises(IllegalActionError) as err:
@@ -274,9 +275,7 @@ def test_gaji_is_no_wildcard_after_the_other_played_november() -> None:
 
 
 def test_gaji_blocked_by_hiki() -> None:
-    r = gaji_round(
-        hand0="willow-lightning", hand1="pampas-moon", table="pampas-geese pampas-plain-1 pampas-plain-2"
-    )
+    r = gaji_round(hand0="willow-lightning", hand1="pampas-moon", table="pampas-geese pampas-plain-1 pampas-plain-2")
     with pytest.raises(IllegalActionError) as err:
         r.apply(Play(C("willow-lightning"), C("pampas-geese")))
     assert err.value.rule == "gaji-blocked-by-hiki"

@@ -262,14 +262,21 @@ class Round:
         return other
 
     def view(self, seat: int) -> Round:
-        """What ``seat`` may see: its own hand, the public cards, and counts of the rest."""
+        """What ``seat`` may see: its own hand, the public cards, and counts of the rest.
+
+        Before the rulebook's hand exchange nobody has looked at a hand yet, so
+        the view hides both; the seat learns its hand afterwards (:meth:`reveal`).
+        """
         v = self.copy()
         other = 1 - seat
         known_other = self.hands[other] & self._public_hand[other]
         v.hands[other] = known_other
         v.hidden[other] = self.hand_size(other) - known_other.bit_count()
+        mine = self.hands[seat]
+        if self.phase is Phase.EXCHANGE:
+            v.hands[seat], v.hidden[seat], mine = 0, self.hand_size(seat), 0
         v._stock = [None] * STOCK_SIZE
-        v._seen = self.hands[seat] | known_other | self.table | self.captures[0] | self.captures[1]
+        v._seen = mine | known_other | self.table | self.captures[0] | self.captures[1]
         if self._pending is not None:
             v._seen |= self._pending.bit
         return v
