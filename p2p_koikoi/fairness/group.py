@@ -1,0 +1,155 @@
+"""The prime-order group: ristretto255 (RFC 9496) from libsodium, through rbcl.
+
+A thin, typed wrapper. Points and scalars are plain 32-byte ``bytes``: points
+in the canonical ristretto255 encoding, scalars little-endian and reduced
+modulo the group order ``L = 2**252 + 27742317777372353535851937790883648493``.
+Nothing here is implemented by hand: every group and scalar operation is one
+libsodium call, made through rbcl, a binding that bundles libsodium in its
+wheels (``protocol/DEAL.md`` gives the figures that chose it over PyNaCl's
+Ed25519 functions).
+
+Why ristretto255 and not raw Ed25519: every valid encoding is an element of
+the prime-order group, so validating a received point is a cheap decode
+(about 7 µs) instead of a multiplication by ``L`` (about 80 µs), and there is
+no cofactor through which a malicious point could leak bits of our keys.
+
+Validation rules (used on everything a peer sends):
+
+- a point is valid if it decodes (canonical encoding of a group element) and
+  is not the identity (all zero bytes);
+- a scalar is valid if it is canonical (``< L``) and not zero.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Sequence
+
+import rbcl  # type: ignore[import-untyped, unused-ignore]
+
+__all__ = [
+    "HASH_BYTES",
+    "IDENTITY",
+    "POINT_BYTES",
+    "SCALAR_BYTES",
+    "batch_invert",
+    "from_hash",
+    "is_valid_point",
+    "is_valid_scalar",
+    "mul",
+    "mul_base",
+    "scalar_from_wide",
+    "scalar_invert",
+    "scalar_mul",
+]
+
+POINT_BYTES = 32
+SCALAR_BYTES = 32
+HASH_BYTES = 64
+IDENTITY = bytes(POINT_BYTES)
+_ZERO_SCALAR = bytes(SCALAR_BYTES)
+_PAD = bytes(32)
+
+
+def _forget_temporary_library() -> None:
+    """Remove the copy of libsodium that rbcl writes to the temp dir on import.
+
+    rbcl 1.1 loads its bundled libsodium by writing it to a fresh temporary
+    file and never deletes it, which leaks about 3 MB per process. Once the
+    library is mapped the file is no longer needed (POSIX keeps the mapping);
+    on systems that refuse to unlink a loaded library the file simply stays.
+    Only a file rbcl itself created in the temp dir is ever touched.
+    """
+    path = getattr(getattr(rbcl, "_sodium", None), "_name", None)
+    if not isinstance(path, str):
+        return
+    folder, name = os.path.split(os.path.abspath(path))
+    if folder == os.path.abspath(tempfile.gettempdir()) and name.startswith("tmp"):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+_forget_temporary_library()
+
+
+def is_valid_point(point: bytes) -> bool:
+    """True for the canonical encoding of a non-identity group element."""
+    if len(point) != POINT_BYTES or point == IDENTITY:
+        return False
+    return bool(rbcl.crypto_core_ristretto255_is_valid_point(point))
+
+
+def is_valid_scalar(scalar: bytes) -> bool:
+    """True for a canonical (reduced) non-zero scalar."""
+    if len(scalar) != SCALAR_BYTES or scalar == _ZERO_SCALAR:
+        return False
+    reduced: bytes = rbcl.crypto_core_ristretto255_scalar_reduce(scalar + _PAD)
+    return reduced == scalar
+
+
+def from_hash(digest: bytes) -> bytes:
+    """The RFC 9496 element derivation ("one-way map") of 64 uniform bytes."""
+    if len(digest) != HASH_BYTES:
+        raise ValueError("hash-to-group needs exactly 64 bytes")
+    point: bytes = rbcl.crypto_core_ristretto255_from_hash(digest)
+    return point
+
+
+def scalar_from_wide(data: bytes) -> bytes:
+    """Reduce 64 bytes (little-endian) modulo ``L``; may return zero."""
+    if len(data) != HASH_BYTES:
+        raise ValueError("a wide scalar is exactly 64 bytes")
+    scalar: bytes = rbcl.crypto_core_ristretto255_scalar_reduce(data)
+    return scalar
+
+
+def scalar_mul(a: bytes, b: bytes) -> bytes:
+    """``a * b mod L``."""
+    product: bytes = rbcl.crypto_core_ristretto255_scalar_mul(a, b)
+    return product
+
+
+def scalar_invert(a: bytes) -> bytes:
+    """``a**-1 mod L``; ``a`` must be non-zero."""
+    inverse: bytes = rbcl.crypto_core_ristretto255_scalar_invert(a)
+    return inverse
+
+
+def batch_invert(scalars: Sequence[bytes]) -> list[bytes]:
+    """Invert many non-zero scalars with one inversion (Montgomery's trick).
+
+    With prefix products ``p_i = s_0 * ... * s_i``: ``inv = p_{n-1}**-1``, then
+    walking back, ``s_i**-1 = inv * p_{i-1}`` and ``inv = inv * s_i``. Every
+    step is a libsodium scalar multiplication; only the structure is ours.
+    """
+    if not scalars:
+        return []
+    prefix: list[bytes] = [scalars[0]]
+    for s in scalars[1:]:
+        prefix.append(scalar_mul(prefix[-1], s))
+    inv = scalar_invert(prefix[-1])
+    out: list[bytes] = [b""] * len(scalars)
+    for i in range(len(scalars) - 1, 0, -1):
+        out[i] = scalar_mul(inv, prefix[i - 1])
+        inv = scalar_mul(inv, scalars[i])
+    out[0] = inv
+    return out
+
+
+def mul(scalar: bytes, point: bytes) -> bytes:
+    """``scalar * point``.
+
+    libsodium refuses (and rbcl raises ``RuntimeError``) if the point does
+    not decode or the result is the identity; callers validate first, so an
+    error here means a bug of ours, not the peer's.
+    """
+    product: bytes = rbcl.crypto_scalarmult_ristretto255(scalar, point)
+    return product
+
+
+def mul_base(scalar: bytes) -> bytes:
+    """``scalar * B`` for the ristretto255 generator ``B``."""
+    product: bytes = rbcl.crypto_scalarmult_ristretto255_base(scalar)
+    return product
