@@ -1,0 +1,89 @@
+"""Frame bodies: the handshake greeting, keepalives, and entries.
+
+Every frame body is a msgpack array whose first item names it:
+
+- ``["hello", version, public key (32), nonce (32), software]``: the first frame
+  each side sends; not signed, because the first two entries of the chain sign
+  both keys and both nonces;
+- ``["ping", n]`` and ``["pong", n]``: keepalives, outside the chain;
+- ``["entry", entry bytes, signature (64)]``: a signed entry of the chain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from p2p_koikoi.wire.codec import pack, unpack
+from p2p_koikoi.wire.entry import VERSION, SignedEntry
+from p2p_koikoi.wire.errors import RemoteProtocolError
+from p2p_koikoi.wire.framing import encode_frame
+
+__all__ = ["Frame", "Hello", "Ping", "Pong", "encode", "parse_frame"]
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    version: int
+    key: bytes
+    nonce: bytes
+    software: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ping:
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pong:
+    n: int
+
+
+Frame = Hello | Ping | Pong | SignedEntry
+
+
+def encode(frame: Frame) -> bytes:
+    """The whole frame, length prefix included."""
+    if isinstance(frame, Hello):
+        body = pack(["hello", frame.version, frame.key, frame.nonce, frame.software])
+    elif isinstance(frame, Ping):
+        body = pack(["ping", frame.n])
+    elif isinstance(frame, Pong):
+        body = pack(["pong", frame.n])
+    else:
+        body = pack(["entry", frame.data, frame.signature])
+    return encode_frame(body)
+
+
+def _small_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31
+
+
+def parse_frame(body: bytes) -> Frame:
+    """Decode a frame body, checking its shape; raise :class:`RemoteProtocolError` on anything else."""
+    value = unpack(body, "frame")
+    if not isinstance(value, list) or not value or not isinstance(value[0], str):
+        raise RemoteProtocolError("bad-frame", "a frame is an array that starts with its name")
+    name, args = value[0], value[1:]
+    if name == "hello":
+        if len(args) != 4:
+            raise RemoteProtocolError("bad-frame", "a hello frame has 4 fields")
+        version, key, nonce, software = args
+        if not _small_int(version):
+            raise RemoteProtocolError("bad-frame", "the hello's version is not a small whole number")
+        if version != VERSION:
+            raise RemoteProtocolError("bad-version", f"the peer speaks protocol version {version}; we speak {VERSION}")
+        if not (isinstance(key, bytes) and len(key) == 32 and isinstance(nonce, bytes) and len(nonce) == 32):
+            raise RemoteProtocolError("bad-frame", "the hello's key and nonce are 32 bytes each")
+        if not (isinstance(software, str) and len(software) <= 100 and software.isprintable()):
+            raise RemoteProtocolError("bad-frame", "the hello's software name is malformed")
+        return Hello(version, key, nonce, software)
+    if name in ("ping", "pong"):
+        if len(args) != 1 or not _small_int(args[0]):
+            raise RemoteProtocolError("bad-frame", f"a {name} frame holds one small whole number")
+        return Ping(args[0]) if name == "ping" else Pong(args[0])
+    if name == "entry":
+        if len(args) != 2 or not isinstance(args[0], bytes) or not isinstance(args[1], bytes):
+            raise RemoteProtocolError("bad-frame", "an entry frame holds the entry bytes and the signature")
+        return SignedEntry.parse(args[0], args[1])
+    raise RemoteProtocolError("bad-frame", f"unknown frame {name[:40]!r}")

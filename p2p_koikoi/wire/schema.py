@@ -1,0 +1,93 @@
+"""The shape of every entry body and control frame, checked after decoding and before use.
+
+Each kind is a fixed-position array; each field has a type and a range. A body
+that does not fit is the peer's fault (``bad-body``), whatever else is in it.
+
+| kind | body |
+| --- | --- |
+| ``match`` | rules text, fingerprint, [host key, guest key], [host nonce, guest nonce], turn limit, software |
+| ``accept`` | rules fingerprint (32) |
+| ``decline`` | reason |
+| ``deal`` | round (0 = first dealer, 1..12), redeal (0..63), deal-protocol message (bytes) |
+| ``move`` | round, action in words, Show message or nil, Keys message or nil |
+| ``result`` | round, redeal, outcome kind, winner seat or -1, payment, seat 0's points, seat 1's points |
+| ``goodbye`` | reason id, text |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from p2p_koikoi.wire.errors import RemoteProtocolError
+
+__all__ = ["KINDS", "check_body"]
+
+Check = Callable[[Any], bool]
+
+
+def _int(low: int, high: int) -> Check:
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and low <= v <= high
+
+
+def _bytes(low: int, high: int) -> Check:
+    return lambda v: isinstance(v, bytes) and low <= len(v) <= high
+
+
+def _str(high: int) -> Check:
+    return lambda v: isinstance(v, str) and len(v) <= high and v.isprintable()
+
+
+def _pair(check: Check) -> Check:
+    return lambda v: isinstance(v, list) and len(v) == 2 and all(check(x) for x in v)
+
+
+def _optional(check: Check) -> Check:
+    return lambda v: v is None or check(v)
+
+
+_KEY = _bytes(32, 32)
+_ROUND = _int(0, 12)
+_POINTS = _int(-1_000_000, 1_000_000)
+_DEAL_MESSAGE = _bytes(1, 4096)
+
+KINDS: dict[str, tuple[tuple[str, Check], ...]] = {
+    "match": (
+        ("rules", _str(1000)),
+        ("fingerprint", _KEY),
+        ("keys", _pair(_KEY)),
+        ("nonces", _pair(_KEY)),
+        ("turn limit", lambda v: v in (0, 30, 60) and not isinstance(v, bool)),
+        ("software", _str(100)),
+    ),
+    "accept": (("fingerprint", _KEY),),
+    "decline": (("reason", _str(300)),),
+    "deal": (("round", _ROUND), ("redeal", _int(0, 63)), ("message", _DEAL_MESSAGE)),
+    "move": (
+        ("round", _ROUND),
+        ("action", _str(400)),
+        ("show", _optional(_DEAL_MESSAGE)),
+        ("keys", _optional(_DEAL_MESSAGE)),
+    ),
+    "result": (
+        ("round", _ROUND),
+        ("redeal", _int(0, 63)),
+        ("outcome", _str(40)),
+        ("winner", _int(-1, 1)),
+        ("payment", _int(0, 1_000_000)),
+        ("points 0", _POINTS),
+        ("points 1", _POINTS),
+    ),
+    "goodbye": (("reason", _str(60)), ("text", _str(400))),
+}
+
+
+def check_body(kind: str, body: list[Any]) -> None:
+    fields = KINDS.get(kind)
+    if fields is None:
+        raise RemoteProtocolError("bad-kind", f"unknown entry kind {kind[:40]!r}")
+    if len(body) != len(fields):
+        raise RemoteProtocolError("bad-body", f"a {kind} entry has {len(fields)} fields, not {len(body)}")
+    for (name, check), value in zip(fields, body, strict=True):
+        if not check(value):
+            raise RemoteProtocolError("bad-body", f"the {name} field of a {kind} entry is malformed")
