@@ -4,8 +4,9 @@ The engine's deal pattern (:func:`p2p_koikoi.engine.deal.deal_layout`) maps
 deck positions to the dealer's hand, the non-dealer's hand, the table and the
 stock. Here that becomes, per seat:
 
-- its hand: revealed to it alone at the start (the other seat sends its keys);
-- the table: revealed to both at the start (both send their keys);
+- the table: revealed to both first (both send their keys), so the engine
+  can check it for a redeal;
+- its hand: revealed to it alone next (the other seat sends its keys);
 - the stock (positions 24..47 in draw order): one position revealed to both
   per draw; positions never drawn are only revealed by the audit.
 
@@ -45,6 +46,15 @@ class RevealPlan:
         """The positions ``seat`` sends its keys for at the start (ascending):
         the other seat's hand and the table."""
         return tuple(sorted(self.hands[1 - seat] + self.table))
+
+    def release_groups(self, seat: int) -> tuple[tuple[int, ...], ...]:
+        """The groups of positions ``seat`` releases its keys for, in order:
+        the table, the other seat's hand, then one stock position per draw."""
+        return (
+            tuple(sorted(self.table)),
+            tuple(sorted(self.hands[1 - seat])),
+            *((position,) for position in self.stock),
+        )
 
     def initially_visible(self, seat: int) -> tuple[int, ...]:
         """The positions ``seat`` knows after the initial reveals: its hand and the table."""

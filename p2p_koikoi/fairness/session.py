@@ -30,9 +30,13 @@ session reported the peer gone, :meth:`FairDeal.forfeit`).
 3. ``LOCKED``: the reveals. Each side releases its keys in a fixed schedule
    of groups, and the peer's ``Keys`` must match the next group exactly:
 
-   - group 0, :meth:`~FairDeal.reveal_initial`: keys for the other seat's hand
-     and the table (for the dealer draw: positions 0 and 1);
+   - group 0, :meth:`~FairDeal.reveal_table`: keys for the table positions
+     (so the engine can check the table for a redeal);
+   - group 1, :meth:`~FairDeal.reveal_hand`: keys for the other seat's hand;
    - then one group per :meth:`~FairDeal.draw`: the next stock position.
+
+   :meth:`~FairDeal.reveal_initial` releases groups 0 and 1 at once. A dealer
+   draw has one group only, positions 0 and 1 (``reveal_initial``).
 
    A position of our own hand is learned as soon as the peer's key arrives;
    a public position (table, stock, dealer draw) once both sides released
@@ -40,7 +44,7 @@ session reported the peer gone, :meth:`FairDeal.forfeit`).
    peer (to play one, or for a Teshi/Kuttsuki claim) with our keys and the
    cards claimed; the receiver checks each decodes to the card claimed.
    :meth:`~FairDeal.exchange_hands` swaps the hands' positions, on both sides,
-   before any initial key is sent or received. Every unlocked point must be
+   before any hand key is sent or received. Every unlocked point must be
    one of the 48 card points, at no other position so far; received keys must
    be canonical non-zero scalars.
 4. :meth:`~FairDeal.reveal_secret` (``LOCKED``) ends our reveals and sends
@@ -241,30 +245,52 @@ class FairDeal:
         return self._send([self._commit])
 
     def exchange_hands(self) -> None:
-        """Swap the two hands' positions (the rulebook's hand exchange)."""
+        """Swap the two hands' positions (the rulebook's hand exchange).
+
+        Both sides call it, before any hand key is sent or received (the
+        table may already be open: the engine checks it for a redeal first).
+        """
         if self.context.purpose is not Purpose.ROUND_DEAL:
             raise DealStateError("only a round deal has hands to exchange")
-        if self._my_next > 0 or self._peer_next > 0 or self.phase in (Phase.DONE, Phase.FAILED):
-            raise DealStateError("hands are exchanged before anything is revealed")
+        if self._my_next > 1 or self._peer_next > 1 or self.phase in (Phase.DONE, Phase.FAILED):
+            raise DealStateError("hands are exchanged before any hand is revealed")
         self._plan = self._plan.exchanged()
         self._exchanged = not self._exchanged
 
+    def reveal_table(self) -> Step:
+        """Release our keys for the table (the first group of a round deal)."""
+        self._require_reveals("reveal_table")
+        if self.context.purpose is not Purpose.ROUND_DEAL or self._my_next != 0:
+            raise DealStateError("the table is revealed once, first")
+        return self._release()
+
+    def reveal_hand(self) -> Step:
+        """Release our keys for the other seat's hand (after the table)."""
+        self._require_reveals("reveal_hand")
+        if self.context.purpose is not Purpose.ROUND_DEAL or self._my_next != 1:
+            raise DealStateError("the hand is revealed once, after the table")
+        return self._release()
+
     def reveal_initial(self) -> Step:
-        """Release our keys for the other seat's hand and the table
-        (for a dealer draw: both drawn positions)."""
+        """Everything revealed at the start: the table, then the other seat's
+        hand (two ``Keys`` messages); for a dealer draw, both drawn positions."""
         self._require_reveals("reveal_initial")
         if self._my_next != 0:
             raise DealStateError("the initial reveal happens once")
-        return self._release()
+        if self.context.purpose is Purpose.DEALER_DRAW:
+            return self._release()
+        table = self._release()
+        hand = self._release()
+        return Step(send=table.send + hand.send, learned=table.learned + hand.learned)
 
     def draw(self) -> Step:
         """Release our key for the next stock position (a card drawn)."""
         self._require_reveals("draw")
         if self.context.purpose is not Purpose.ROUND_DEAL:
             raise DealStateError("only a round deal has a stock")
-        if self._my_next == 0:
-            raise DealStateError("draw after the initial reveal")
-        if self._my_next > len(self._plan.stock):
+        if self._my_next < 2:
+            raise DealStateError("draw after the table and the hands are revealed")
+        if self._my_next >= len(self._groups(self.seat)):
             raise DealStateError("the stock is empty")
         return self._release()
 
@@ -438,10 +464,10 @@ class FairDeal:
         return deck.points
 
     def _groups(self, seat: int) -> list[tuple[int, ...]]:
-        """The release schedule of ``seat``: initial group, then one per draw."""
+        """The release schedule of ``seat``: table, other hand, one per draw."""
         if self.context.purpose is Purpose.DEALER_DRAW:
             return [DRAW_POSITIONS]
-        return [self._plan.initial_release(seat), *((p,) for p in self._plan.stock)]
+        return list(self._plan.release_groups(seat))
 
     def _release(self) -> Step:
         group_ = self._groups(self.seat)[self._my_next]
