@@ -111,6 +111,17 @@ class Match:
         self.phase = MatchPhase.ROUND
         return self.round
 
+    def begin_round(self, rnd: Round) -> Round:
+        """Start the next round from a round built elsewhere: a peer's partial view of a fair deal,
+        where only some cards are known. Its rules and dealer must be the match's."""
+        if self.phase is not MatchPhase.DEAL or self.dealer is None:
+            raise EngineError(f"cannot deal in the {self.phase.value} phase")
+        if rnd.rules != self.rules or rnd.dealer != self.dealer:
+            raise EngineError("the round does not follow this match's rules and dealer")
+        self.round = rnd
+        self.phase = MatchPhase.ROUND
+        return rnd
+
     def finish_round(self) -> RoundResult:
         """Score the round that just ended and move on."""
         rnd = self.round
