@@ -60,14 +60,31 @@ session reported the peer gone, :meth:`FairDeal.forfeit`).
 A redeal (four of a month on the table) is a new :class:`FairDeal` with
 ``redeal + 1`` in its context and fresh secrets; audit the abandoned one first.
 
-Example, both sides in one process (the session layer pipes the bytes)::
+Example, both sides in one process (the session layer carries the messages,
+as bytes, over the network instead):
 
-    a = FairDeal(ctx, 0, (pk0, pk1), secrets.token_bytes(32))
-    b = FairDeal(ctx, 1, (pk0, pk1), secrets.token_bytes(32))
-    outbox = {0: list(a.start().send), 1: list(b.start().send)}
-    ...  # deliver each side's outbox to the other with receive()
-    a.reveal_initial(); b.reveal_initial(); a.draw(); b.draw()
-    a.reveal_secret(); b.reveal_secret()
+>>> import secrets
+>>> from p2p_koikoi.fairness import DealContext, FairDeal
+>>> context = DealContext(match_id=b"example-match", round=1)
+>>> keys = (bytes([1]) * 32, bytes([2]) * 32)  # the two players' Ed25519 public keys
+>>> sides = [FairDeal(context, seat, keys, secrets.token_bytes(32)) for seat in (0, 1)]
+>>> def run(steps):
+...     learned = [list(step.learned) for step in steps]
+...     queue = [(seat, m) for seat, step in enumerate(steps) for m in step.send]
+...     while queue:
+...         sender, message = queue.pop(0)
+...         step = sides[1 - sender].receive(message)
+...         queue += [(1 - sender, m) for m in step.send]
+...         learned[1 - sender] += step.learned
+...     return learned
+>>> _ = run([side.start() for side in sides])  # commitments, then the four passes
+>>> [len(cards) for cards in run([side.reveal_initial() for side in sides])]  # table and own hand
+[16, 16]
+>>> [len(cards) for cards in run([side.draw() for side in sides])]
+[1, 1]
+>>> _ = run([side.reveal_secret() for side in sides])  # the audit
+>>> sides[0].phase.value, sides[0].report == sides[1].report
+('done', True)
 """
 
 from __future__ import annotations
