@@ -307,3 +307,18 @@ def test_showing_a_position_outside_ones_hand_is_caught() -> None:
     with pytest.raises(CheatingDetected) as info:
         b.receive(Show((stranger,), (Card.PINE_CRANE,), (CONTRIBUTIONS[0].unlock_keys[stranger],)))
     assert info.value.reason is Reason.UNEXPECTED_POSITIONS and info.value.blame == 0
+
+
+def test_a_wrong_key_in_a_shown_card_is_caught() -> None:
+    def tamper(seat: int, message: Message) -> Message | None:
+        if isinstance(message, Show):
+            return Show(message.positions, message.cards, (scalar(4242),))
+        return message
+
+    pipe = Pipe(tamper=tamper, cheater=0)
+    pipe.shuffle()
+    pipe.initial()
+    a = pipe.sides[0]
+    with pytest.raises(CheatingDetected):
+        pipe.step(0, a.show([a.plan.hand(0)[1]]))
+    caught(pipe, 1, 0, Reason.NOT_A_CARD, Show, Deck)

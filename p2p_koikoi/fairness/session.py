@@ -424,7 +424,9 @@ class FairDeal:
         for position, card, key in message.items():
             decoded = unlock(final[position], self._mine.unlock_keys[position], key)
             if decoded is None:
-                self._cheat(Reason.NOT_A_CARD, f"position {position} does not unlock to a card", message)
+                self._cheat(
+                    Reason.NOT_A_CARD, f"position {position} does not unlock to a card", *self._peer_decks(), message
+                )
             if decoded != card or self._decoded.get(position, card) != card:
                 self._cheat(
                     Reason.CLAIM_MISMATCH,
