@@ -1,0 +1,166 @@
+"""Host and join a match over TCP: the use cases behind ``koikoi host`` and ``koikoi join``.
+
+Each builds a :class:`NetMatchResult` (what happened, where the record is) and
+leaves printing to the command; messages along the way go to a ``say``
+callback, so a bot run can be quiet and a person sees what is going on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
+from p2p_koikoi.engine import RuleSet
+from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
+from p2p_koikoi.net.handshake import Greeting
+from p2p_koikoi.net.runner import MatchReport, Player, run_match
+from p2p_koikoi.net.tcp import Address, Dropped, dial, listen, local_addresses
+from p2p_koikoi.record.identity_names import fingerprint
+from p2p_koikoi.record.writer import RecordWriter, record_name
+from p2p_koikoi.session.match_session import SOFTWARE, MatchSession
+from p2p_koikoi.wire import RemoteProtocolError, public_bytes
+
+__all__ = ["HostOptions", "JoinOptions", "NetMatchResult", "describe_failure", "host_match", "join_match", "replay_dir"]
+
+Say = Callable[[str], None]
+Confirm = Callable[[str], Awaitable[bool]]
+
+
+def replay_dir(override: Path | None) -> Path:
+    return override if override is not None else data_dir() / "replays"
+
+
+@dataclass
+class NetMatchResult:
+    report: MatchReport | None
+    record: Path | None
+    our_fingerprint: str
+    peer_fingerprint: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.report is not None and self.report.ended_by == "match-over"
+
+
+@dataclass(frozen=True)
+class HostOptions:
+    rules: RuleSet
+    port: int
+    bind: str | None = None
+    turn_limit: int = 0
+    replay_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class JoinOptions:
+    address: Address
+    replay_dir: Path | None = None
+    timeout: float = 15.0
+
+
+async def _play(
+    channel: FramedChannel,
+    session: MatchSession,
+    player: Player,
+    directory: Path,
+    peer_address: str,
+    say: Say,
+) -> tuple[MatchReport, Path | None]:
+    started = time.time()
+
+    def name() -> str:
+        rules_name = session.rules.preset if session.rules is not None else "unknown"
+        return record_name(started, session.keys, rules_name, session.seat)
+
+    record = RecordWriter(directory, name, seat=session.seat, peer_address=peer_address, software=SOFTWARE)
+    try:
+        report = await run_match(channel, session, player, record)
+    finally:
+        record.close()
+    return report, record.path
+
+
+async def host_match(
+    options: HostOptions,
+    player_for: Callable[[int], Player],
+    say: Say,
+    confirm: Confirm,
+) -> NetMatchResult:
+    identity = load_identity()
+    key = public_bytes(identity)
+    ours = fingerprint(key)
+    result = NetMatchResult(None, None, ours)
+
+    async def on_listening(addresses: list[Address]) -> None:
+        port = addresses[0].port
+        say(f"Hosting {options.rules.format()} on port {port}. Your key fingerprint: {ours}")
+        shown = local_addresses() or [a.host for a in addresses]
+        for host in shown:
+            say(f"  join with: koikoi join {Address(host, port)}")
+
+    async def on_dropped(dropped: Dropped) -> None:
+        say(f"Dropped a connection from {dropped.peer}: {dropped.reason}. Still waiting.")
+
+    while True:
+        channel, greeting, peer = await listen(
+            key, port=options.port, bind=options.bind, on_listening=on_listening, on_dropped=on_dropped
+        )
+        if await _trusted(peer.rsplit(":", 1)[0].strip("[]"), greeting, say, confirm):
+            break
+        await channel.close()
+    result.peer_fingerprint = fingerprint(greeting.peer_key)
+    say(f"Guest {peer} connected (fingerprint {result.peer_fingerprint}).")
+    session = MatchSession(
+        0, identity, greeting.peer_key, greeting.nonces, rules=options.rules, turn_limit=options.turn_limit
+    )
+    result.report, result.record = await _play(channel, session, player_for(0), replay_dir(options.replay_dir), "", say)
+    return result
+
+
+async def join_match(
+    options: JoinOptions, player_for: Callable[[int], Player], say: Say, confirm: Confirm
+) -> NetMatchResult:
+    identity = load_identity()
+    key = public_bytes(identity)
+    result = NetMatchResult(None, None, fingerprint(key))
+    say(f"Connecting to {options.address}...")
+    channel, greeting = await dial(options.address, key, timeout=options.timeout)
+    if not await _trusted(options.address.host, greeting, say, confirm):
+        await channel.close()
+        result.notes.append("not played: the host's key was not trusted")
+        return result
+    result.peer_fingerprint = fingerprint(greeting.peer_key)
+    say(f"Connected to {options.address} (fingerprint {result.peer_fingerprint}).")
+    session = MatchSession(1, identity, greeting.peer_key, greeting.nonces)
+    result.report, result.record = await _play(
+        channel, session, player_for(1), replay_dir(options.replay_dir), str(options.address), say
+    )
+    return result
+
+
+async def _trusted(name: str, greeting: Greeting, say: Say, confirm: Confirm) -> bool:
+    """Trust on first use: remember a new peer; warn loudly and ask when a known name shows a new key."""
+    check: PeerCheck = known_peer(name, greeting.peer_key)
+    if check.trust is Trust.CHANGED:
+        say("@" * 70)
+        say(f"WARNING: {name} presented a DIFFERENT KEY than before.")
+        say(f"  before: {check.previous}")
+        say(f"  now:    {check.fingerprint}")
+        say("Someone may be impersonating your opponent, or they made a new key.")
+        say("@" * 70)
+        if not await confirm("Trust the new key and play?"):
+            return False
+    remember_peer(name, greeting.peer_key)
+    return True
+
+
+def describe_failure(exc: Exception) -> str:
+    if isinstance(exc, RemoteProtocolError):
+        return f"the peer broke the protocol: {exc}"
+    if isinstance(exc, ConnectionLost):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"

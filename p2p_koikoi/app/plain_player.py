@@ -1,0 +1,107 @@
+"""A person at a plain terminal: announcements line by line, choices by number.
+
+This is the ``--plain`` table (for screen readers and dumb terminals) and what
+runs when the output is not a terminal. Input is read in a worker thread, so
+the connection keeps answering keepalives while the person thinks.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import trio
+
+from p2p_koikoi.app.players import event_lines
+from p2p_koikoi.bots.base import MatchContext
+from p2p_koikoi.engine import (
+    AnyAction,
+    CallKoiKoi,
+    CallStop,
+    ChooseCapture,
+    Exchange,
+    Play,
+    Round,
+    RuleSet,
+    cards_of,
+    preset,
+)
+from p2p_koikoi.engine.ruledoc import describe
+from p2p_koikoi.session.match_session import SessionEvent
+
+__all__ = ["PlainPlayer", "action_words"]
+
+
+def action_words(action: AnyAction) -> str:
+    if isinstance(action, Play):
+        take = f", taking {action.target.display_name}" if action.target is not None else ""
+        return f"play {action.card.display_name}{take}"
+    if isinstance(action, ChooseCapture):
+        return f"take {action.target.display_name}"
+    if isinstance(action, CallKoiKoi):
+        return "Koi-Koi (play on)"
+    if isinstance(action, CallStop):
+        return "Shobu (stop and score)"
+    if isinstance(action, Exchange):
+        return "exchange hands with the dealer" if action.swap else "keep the hands as dealt"
+    return str(action)
+
+
+class PlainPlayer:
+    def __init__(
+        self,
+        seat: int,
+        *,
+        read: Callable[[str], str] = input,
+        write: Callable[[str], None] = print,
+        assume_yes: bool = False,
+    ) -> None:
+        self.seat = seat
+        self._read = read
+        self._write = write
+        self._assume_yes = assume_yes
+
+    async def _ask(self, prompt: str) -> str:
+        try:
+            return await trio.to_thread.run_sync(self._read, prompt)
+        except EOFError:
+            return ""
+
+    async def accept_rules(self, rules: RuleSet) -> bool:
+        self._write(describe(rules))
+        changes = rules.differences(preset(rules.preset))
+        if changes:
+            self._write("Changed from the preset: " + ", ".join(f"{k}={v}" for k, v, _ in changes))
+        if self._assume_yes:
+            return True
+        answer = (await self._ask("Play by these rules? [y/N] ")).strip().lower()
+        return answer in ("y", "yes")
+
+    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+        me = self.seat
+        self._write(f"Table: {', '.join(c.display_name for c in cards_of(view.table))}")
+        self._write(f"Your hand: {', '.join(c.display_name for c in cards_of(view.hands[me]))}")
+        yaku = view.yaku(me)
+        if yaku:
+            self._write("Your yaku: " + ", ".join(f"{y.yaku.display_name} {y.points}" for y in yaku))
+        for number, action in enumerate(legal, 1):
+            self._write(f"  {number}. {action_words(action)}")
+        while True:
+            text = (await self._ask(f"Your choice [1-{len(legal)}]: ")).strip()
+            if not text:
+                raise EOFError("the input ended")
+            if text.isdigit() and 1 <= int(text) <= len(legal):
+                return legal[int(text) - 1]
+            self._write(f"Type a number from 1 to {len(legal)}.")
+
+    async def notify(self, events: list[SessionEvent]) -> None:
+        for line in event_lines(events, self.seat):
+            self._write(line)
+
+
+def stdout_write(line: str) -> None:
+    print(line, flush=True)
+
+
+def stderr_write(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)

@@ -1,0 +1,67 @@
+"""``koikoi host``: wait for one opponent and play a match as seat 0."""
+
+from __future__ import annotations
+
+import random
+from typing import Annotated
+
+import trio
+import typer
+
+from p2p_koikoi.app.netplay import HostOptions, host_match
+from p2p_koikoi.app.plain_player import PlainPlayer, stderr_write
+from p2p_koikoi.app.players import BotPlayer
+from p2p_koikoi.bots.registry import UnknownBotError, make_agent
+from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
+from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, SeedOption, print_result
+from p2p_koikoi.net.framed import ConnectionLost
+from p2p_koikoi.net.runner import Player
+from p2p_koikoi.net.tcp import DEFAULT_PORT
+
+
+@one_line_errors
+def host(
+    port: Annotated[int, typer.Option(help="TCP port to listen on (0 picks a free one).")] = DEFAULT_PORT,
+    bind: Annotated[str | None, typer.Option(help="Address to listen on (default: every IPv4 and IPv6 one).")] = None,
+    rules_name: RulesOption = "nintendo",
+    overrides: SetOption = None,
+    rounds: Annotated[int | None, typer.Option(help="Rounds in the match: 3, 6 or 12.")] = None,
+    turn_limit: Annotated[int, typer.Option(help="Seconds per move: 0 (none), 30 or 60.")] = 0,
+    bot: BotOption = None,
+    seed: SeedOption = None,
+    replay_dir: ReplayDirOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Host a match: listen for one opponent on IPv4 and IPv6, then play."""
+    rules = build_rules(rules_name, overrides)
+    if rounds is not None:
+        rules = rules.with_option("rounds", str(rounds))
+    if turn_limit not in (0, 30, 60):
+        raise fail("--turn-limit takes 0, 30 or 60 seconds")
+    say = (lambda line: None) if quiet else stderr_write
+    try:
+        agent = make_agent(bot, seed if seed is not None else random.randrange(2**31)) if bot else None
+    except UnknownBotError as exc:
+        raise fail(str(exc)) from None
+
+    def player_for(seat: int) -> Player:
+        if agent is not None:
+            return BotPlayer(agent, seat, None if quiet else say)
+        return PlainPlayer(seat, write=say)
+
+    async def confirm(question: str) -> bool:
+        if agent is not None:
+            return False
+        answer = await trio.to_thread.run_sync(input, f"{question} [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+    options = HostOptions(rules, port, bind, turn_limit, replay_dir)
+    try:
+        result = trio.run(host_match, options, player_for, say, confirm)
+    except OSError as exc:
+        raise fail(f"cannot listen on port {port}: {exc.strerror or exc}") from None
+    except ConnectionLost as exc:
+        raise fail(str(exc), 1) from None
+    except KeyboardInterrupt:
+        raise fail("interrupted", 130) from None
+    raise typer.Exit(print_result(result))

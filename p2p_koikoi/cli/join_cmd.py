@@ -1,0 +1,63 @@
+"""``koikoi join HOST[:PORT]``: dial a host and play a match as seat 1."""
+
+from __future__ import annotations
+
+import random
+from typing import Annotated
+
+import trio
+import typer
+
+from p2p_koikoi.app.netplay import JoinOptions, join_match
+from p2p_koikoi.app.plain_player import PlainPlayer, stderr_write
+from p2p_koikoi.app.players import BotPlayer
+from p2p_koikoi.bots.registry import UnknownBotError, make_agent
+from p2p_koikoi.cli.common import fail, one_line_errors
+from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, SeedOption, print_result
+from p2p_koikoi.net.framed import ConnectionLost
+from p2p_koikoi.net.runner import Player
+from p2p_koikoi.net.tcp import parse_address
+from p2p_koikoi.wire import RemoteProtocolError
+
+
+@one_line_errors
+def join(
+    address: Annotated[str, typer.Argument(metavar="HOST[:PORT]", help="The host: name, IPv4, or [IPv6]:port.")],
+    bot: BotOption = None,
+    seed: SeedOption = None,
+    replay_dir: ReplayDirOption = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Accept the host's rules without asking.")] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the connection.")] = 15.0,
+    quiet: QuietOption = False,
+) -> None:
+    """Join a hosted match; shows the host's rules and asks before playing."""
+    try:
+        target = parse_address(address)
+    except ValueError as exc:
+        raise fail(f"bad address: {exc}") from None
+    say = (lambda line: None) if quiet else stderr_write
+    try:
+        agent = make_agent(bot, seed if seed is not None else random.randrange(2**31)) if bot else None
+    except UnknownBotError as exc:
+        raise fail(str(exc)) from None
+
+    def player_for(seat: int) -> Player:
+        if agent is not None:
+            return BotPlayer(agent, seat, None if quiet else say)
+        return PlainPlayer(seat, write=say, assume_yes=yes)
+
+    async def confirm(question: str) -> bool:
+        if agent is not None:
+            return False
+        answer = await trio.to_thread.run_sync(input, f"{question} [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+    try:
+        result = trio.run(join_match, JoinOptions(target, replay_dir, timeout), player_for, say, confirm)
+    except ConnectionLost as exc:
+        raise fail(str(exc), 1) from None
+    except RemoteProtocolError as exc:
+        raise fail(f"the host broke the protocol: {exc}", 1) from None
+    except KeyboardInterrupt:
+        raise fail("interrupted", 130) from None
+    raise typer.Exit(print_result(result))

@@ -1,0 +1,82 @@
+"""A framed channel over any ``trio.abc.Stream``: whole frames in and out, with deadlines.
+
+Reading enforces two limits besides the frame size: a frame that has started
+must be complete within ``frame_deadline`` seconds (a peer sending a byte a
+minute is cut off), and :meth:`FramedChannel.receive` takes an optional
+``idle`` deadline for the next whole frame (keepalives reset it).
+"""
+
+from __future__ import annotations
+
+import math
+
+import trio
+
+from p2p_koikoi.wire import FrameDecoder, encode, parse_frame
+from p2p_koikoi.wire.frames import Frame
+
+__all__ = ["ConnectionLost", "FramedChannel"]
+
+READ_SIZE = 16384
+
+
+class ConnectionLost(Exception):
+    """The stream closed, broke, or went silent past a deadline."""
+
+
+class FramedChannel:
+    def __init__(self, stream: trio.abc.Stream, *, frame_deadline: float = 10.0) -> None:
+        self.stream = stream
+        self._decoder = FrameDecoder()
+        self._send_lock = trio.Lock()
+        self._frame_deadline = frame_deadline
+        self.bytes_sent = 0
+        self.bytes_received = 0
+
+    async def send(self, frame: Frame) -> None:
+        data = encode(frame)
+        async with self._send_lock:
+            try:
+                await self.stream.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                raise ConnectionLost(f"the connection broke while sending: {exc}") from None
+        self.bytes_sent += len(data)
+
+    async def receive(self, idle: float = math.inf) -> Frame | None:
+        """The next frame, or None at a clean end of stream.
+
+        Raises :class:`RemoteProtocolError` for bad bytes and :class:`ConnectionLost`
+        when nothing whole arrives in time or the stream breaks.
+        """
+        started: float | None = None
+        idle_until = trio.current_time() + idle
+        while True:
+            body = self._decoder.next_frame()
+            if body is not None:
+                return parse_frame(body)
+            if self._decoder.closed:
+                return None
+            if self._decoder.buffered and started is None:
+                started = trio.current_time()
+            deadline = idle_until if started is None else min(idle_until, started + self._frame_deadline)
+            with trio.move_on_at(deadline) as scope:
+                try:
+                    data = await self.stream.receive_some(READ_SIZE)
+                except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+                    raise ConnectionLost(f"the connection broke: {exc}") from None
+            if scope.cancelled_caught:
+                if started is not None and trio.current_time() >= started + self._frame_deadline:
+                    raise ConnectionLost(f"a frame took longer than {self._frame_deadline:g} s to arrive")
+                raise ConnectionLost(f"the peer was silent for {idle:g} s")
+            self.bytes_received += len(data)
+            self._decoder.receive_data(bytes(data))
+
+    async def close(self) -> None:
+        """Send EOF if the stream can, then close."""
+        with trio.move_on_after(2):
+            try:
+                if isinstance(self.stream, trio.abc.HalfCloseableStream):
+                    await self.stream.send_eof()
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
+        await self.stream.aclose()

@@ -1,0 +1,211 @@
+"""The peer runner: a :class:`MatchSession` on a :class:`FramedChannel`, with a player and a record.
+
+Three tasks share one nursery:
+
+- the *receiver* reads frames: entries go to the session (and the record),
+  pings get a pong, and silence past ``dead_after`` seconds (or a closed or
+  broken connection) ends the match as the peer's;
+- the *pinger* sends a ping every ``keepalive`` seconds, so an idle but healthy
+  peer is never taken for a dead one;
+- the *driver* sends what the session wrote, tells the player what happened,
+  and asks it for a decision when the session waits for one (within the turn
+  limit, if the match has one).
+
+Whatever happens, the record keeps every entry up to the last good one, and a
+finding (a cheat, a broken connection) is written into it as a note.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass
+from typing import Protocol
+
+import trio
+
+from p2p_koikoi.bots.base import MatchContext
+from p2p_koikoi.engine import AnyAction, Round, RuleSet
+from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
+from p2p_koikoi.record.writer import RecordWriter
+from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
+from p2p_koikoi.wire import Ping, Pong, RemoteProtocolError, SignedEntry
+
+__all__ = ["MatchReport", "Player", "run_match"]
+
+
+class Player(Protocol):
+    """Who decides for our seat: a person at the table or a bot."""
+
+    async def accept_rules(self, rules: RuleSet) -> bool: ...
+
+    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction: ...
+
+    async def notify(self, events: list[SessionEvent]) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class MatchReport:
+    """How a match run ended, for the command to print."""
+
+    ended_by: str
+    failure: RemoteProtocolError | None
+    text: str
+    bytes_sent: int
+    bytes_received: int
+    entries: int
+
+
+async def run_match(
+    channel: FramedChannel,
+    session: MatchSession,
+    player: Player,
+    record: RecordWriter | None = None,
+    *,
+    keepalive: float = 5.0,
+    dead_after: float = 20.0,
+) -> MatchReport:
+    wake_send, wake_receive = trio.open_memory_channel[None](math.inf)
+    lost: list[str] = []
+
+    def sync_record() -> None:
+        if record is not None:
+            record.sync(session.chain.entries)
+
+    async def receiver() -> None:
+        while True:
+            try:
+                frame = await channel.receive(idle=dead_after)
+            except ConnectionLost as exc:
+                lost.append(str(exc))
+                session.peer_vanished(str(exc))
+                wake_send.send_nowait(None)
+                return
+            except RemoteProtocolError as exc:
+                _note_failure(exc, b"")
+                wake_send.send_nowait(None)
+                return
+            if frame is None:
+                if session.waiting is not Waiting.DONE:
+                    lost.append("the peer closed the connection")
+                    session.peer_vanished("the peer closed the connection")
+                wake_send.send_nowait(None)
+                return
+            if isinstance(frame, Ping):
+                with contextlib.suppress(ConnectionLost):
+                    await channel.send(Pong(frame.n))
+                continue
+            if isinstance(frame, Pong):
+                continue
+            if not isinstance(frame, SignedEntry):
+                _note_failure(RemoteProtocolError("bad-frame", "a second hello in the match"), b"")
+                wake_send.send_nowait(None)
+                return
+            if session.waiting is Waiting.DONE:
+                return
+            try:
+                session.receive(frame)
+            except RemoteProtocolError as exc:
+                sync_record()
+                if record is not None and not _in_chain(session, frame):
+                    record.note(exc.reason, exc.blame, str(exc), frame.data + frame.signature)
+                elif record is not None:
+                    record.note(exc.reason, exc.blame, str(exc))
+                wake_send.send_nowait(None)
+                return
+            sync_record()
+            wake_send.send_nowait(None)
+
+    def _note_failure(exc: RemoteProtocolError, evidence: bytes) -> None:
+        if session.failure is None and session.waiting is not Waiting.DONE:
+            session.failure = exc
+            session.peer_vanished(str(exc))
+        if record is not None:
+            record.note(exc.reason, exc.blame, str(exc), evidence)
+
+    async def pinger() -> None:
+        n = 0
+        while True:
+            await trio.sleep(keepalive)
+            n += 1
+            try:
+                await channel.send(Ping(n))
+            except ConnectionLost:
+                return
+
+    async def flush() -> None:
+        outgoing = session.take_outgoing()
+        sync_record()
+        for signed in outgoing:
+            try:
+                await channel.send(signed)
+            except ConnectionLost as exc:
+                lost.append(str(exc))
+                session.peer_vanished(str(exc))
+                return
+
+    async def decide() -> None:
+        waiting = session.waiting
+        if waiting is Waiting.ACCEPT:
+            assert session.rules is not None
+            if await player.accept_rules(session.rules):
+                session.accept()
+            else:
+                session.decline("the player declined the rules")
+            return
+        view = session.view()
+        assert view is not None
+        legal = session.legal_actions()
+        match = session.match
+        points = (match.points[0], match.points[1]) if match is not None else (0, 0)
+        assert session.rules is not None
+        context = MatchContext(session.rules, session.seat, points, session.round_number)
+        limit = session.turn_limit or math.inf
+        with trio.move_on_after(limit) as scope:
+            action = await player.choose(view, legal, context)
+        if scope.cancelled_caught:
+            action = legal[0]  # the turn limit passed: the first legal move is played for the player
+        session.submit(action)
+
+    async def driver() -> None:
+        while True:
+            await flush()
+            events = session.take_events()
+            if events:
+                await player.notify(events)
+            waiting = session.waiting
+            if waiting is Waiting.DONE:
+                return
+            if waiting is Waiting.PEER:
+                await wake_receive.receive()
+                while True:  # take every wake-up queued, then look again
+                    try:
+                        wake_receive.receive_nowait()
+                    except trio.WouldBlock:
+                        break
+                continue
+            await decide()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(receiver)
+        nursery.start_soon(pinger)
+        await driver()
+        await flush()
+        nursery.cancel_scope.cancel()
+    await player.notify(session.take_events())
+    sync_record()
+    await channel.close()
+    failure = session.failure
+    text = lost[0] if lost else (str(failure) if failure else session.ended_by or "")
+    return MatchReport(
+        ended_by=session.ended_by or "unknown",
+        failure=failure,
+        text=text,
+        bytes_sent=channel.bytes_sent,
+        bytes_received=channel.bytes_received,
+        entries=len(session.chain.entries),
+    )
+
+
+def _in_chain(session: MatchSession, signed: SignedEntry) -> bool:
+    return any(e.data == signed.data for e in session.chain.entries[-3:])

@@ -1,0 +1,24 @@
+"""The match record file: the signed entries of the chain, exactly as sent, in frames.
+
+A record is a sequence of frames with the wire's framing (a 4-byte big-endian
+length, then a canonical msgpack array):
+
+- first, ``["record", 1, writer seat, peer address, created (Unix seconds), software]``:
+  who wrote this copy (either player keeps one), and the address the guest
+  dialled (for ``koikoi resume``); not signed, and nothing in it is trusted by
+  ``koikoi verify``;
+- then ``["entry", entry bytes, signature]`` for every entry of the chain, in
+  order: the exact signed bytes, so a record verifies without either program;
+- and ``["note", reason, blamed seat or -1, text, evidence bytes]`` frames the
+  writer adds when the match ended badly: its finding in words and, when the
+  offending bytes could not join the chain (a bad signature, say), those bytes.
+
+Every frame is flushed and fsynced as it is written, so a crash loses at most
+the frame being written; a reader stops at the last whole frame and says the
+record is incomplete.
+"""
+
+from __future__ import annotations
+
+FORMAT_VERSION = 1
+SUFFIX = ".koikoi"

@@ -1,0 +1,69 @@
+"""Writing a record as the match happens: append-only, each frame flushed and fsynced."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+from p2p_koikoi.record.format import FORMAT_VERSION, SUFFIX
+from p2p_koikoi.record.identity_names import short_fingerprint
+from p2p_koikoi.wire import SignedEntry, encode_frame
+from p2p_koikoi.wire.codec import pack
+
+__all__ = ["RecordWriter", "record_name"]
+
+
+def record_name(created: float, keys: tuple[bytes, bytes], rules_name: str, seat: int) -> str:
+    """``20261130-184812-<host fp>-<guest fp>-nintendo-host.koikoi``: the date (UTC), both fingerprints,
+    the rules, and whose copy it is (both players may keep theirs in one folder)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(created))
+    whose = "host" if seat == 0 else "guest"
+    return f"{stamp}-{short_fingerprint(keys[0])}-{short_fingerprint(keys[1])}-{rules_name}-{whose}{SUFFIX}"
+
+
+class RecordWriter:
+    """Appends frames to a record file; :meth:`sync` writes the chain entries not yet written.
+
+    The file is created at the first write, under the name ``name()`` gives then: the
+    guest learns the rules (part of the name) only from the host's first entry.
+    """
+
+    def __init__(
+        self, directory: Path, name: Callable[[], str], *, seat: int, peer_address: str = "", software: str = ""
+    ) -> None:
+        self.directory = directory
+        self._name = name
+        self.path: Path | None = None
+        self._file: BinaryIO | None = None
+        self._header = ["record", FORMAT_VERSION, seat, peer_address, int(time.time()), software]
+        self.written = 0
+
+    def _open(self) -> BinaryIO:
+        if self._file is None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self.path = self.directory / self._name()
+            self._file = open(self.path, "xb")  # noqa: SIM115 - kept open for the whole match
+            self._file.write(encode_frame(pack(self._header)))
+        return self._file
+
+    def _frame(self, value: list[object]) -> None:
+        file = self._open()
+        file.write(encode_frame(pack(value)))
+        file.flush()
+        os.fsync(file.fileno())
+
+    def sync(self, entries: list[SignedEntry]) -> None:
+        """Write every entry of ``entries`` past those already written, in order."""
+        for signed in entries[self.written :]:
+            self._frame(["entry", signed.data, signed.signature])
+            self.written += 1
+
+    def note(self, reason: str, blame: int | None, text: str, evidence: bytes = b"") -> None:
+        self._frame(["note", reason[:60], -1 if blame is None else blame, text[:400], evidence[:60_000]])
+
+    def close(self) -> None:
+        if self._file is not None and not self._file.closed:
+            self._file.close()
