@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import random
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import trio
 import typer
 
-from p2p_koikoi.app.netplay import HostOptions, host_match
-from p2p_koikoi.app.plain_player import PlainPlayer, stderr_write
-from p2p_koikoi.app.players import BotPlayer
-from p2p_koikoi.bots.registry import UnknownBotError, make_agent
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, SeedOption, print_result
-from p2p_koikoi.net.framed import ConnectionLost
-from p2p_koikoi.net.runner import Player
-from p2p_koikoi.net.tcp import DEFAULT_PORT
+from p2p_koikoi.net import DEFAULT_PORT
+
+if TYPE_CHECKING:
+    from p2p_koikoi.net.runner import Player
 
 
 @one_line_errors
@@ -33,6 +29,14 @@ def host(
     quiet: QuietOption = False,
 ) -> None:
     """Host a match: listen for one opponent on IPv4 and IPv6, then play."""
+    import trio
+
+    from p2p_koikoi.app.netplay import HostOptions, host_match
+    from p2p_koikoi.app.plain_player import PlainPlayer, stderr_write
+    from p2p_koikoi.app.players import BotPlayer
+    from p2p_koikoi.bots.registry import UnknownBotError, make_agent
+    from p2p_koikoi.net.framed import ConnectionLost
+
     rules = build_rules(rules_name, overrides)
     if rounds is not None:
         rules = rules.with_option("rounds", str(rounds))

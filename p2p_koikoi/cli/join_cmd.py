@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import random
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import trio
 import typer
 
-from p2p_koikoi.app.netplay import JoinOptions, join_match
-from p2p_koikoi.app.plain_player import PlainPlayer, stderr_write
-from p2p_koikoi.app.players import BotPlayer
-from p2p_koikoi.bots.registry import UnknownBotError, make_agent
 from p2p_koikoi.cli.common import fail, one_line_errors
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, SeedOption, print_result
-from p2p_koikoi.net.framed import ConnectionLost
-from p2p_koikoi.net.runner import Player
-from p2p_koikoi.net.tcp import parse_address
-from p2p_koikoi.wire import RemoteProtocolError
+
+if TYPE_CHECKING:
+    from p2p_koikoi.net.runner import Player
 
 
 @one_line_errors
@@ -31,6 +25,16 @@ def join(
     quiet: QuietOption = False,
 ) -> None:
     """Join a hosted match; shows the host's rules and asks before playing."""
+    import trio
+
+    from p2p_koikoi.app.netplay import JoinOptions, join_match
+    from p2p_koikoi.app.plain_player import PlainPlayer, stderr_write
+    from p2p_koikoi.app.players import BotPlayer
+    from p2p_koikoi.bots.registry import UnknownBotError, make_agent
+    from p2p_koikoi.net.framed import ConnectionLost
+    from p2p_koikoi.net.tcp import parse_address
+    from p2p_koikoi.wire import RemoteProtocolError
+
     try:
         target = parse_address(address)
     except ValueError as exc:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from p2p_koikoi.app.netplay import NetMatchResult
+if TYPE_CHECKING:
+    from p2p_koikoi.app.netplay import NetMatchResult
 
 BotOption = Annotated[
     str | None, typer.Option("--bot", help="Let a built-in agent play this seat (random, greedy, strong[:level]).")

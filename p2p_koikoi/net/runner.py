@@ -136,6 +136,8 @@ async def run_match(
     async def flush() -> None:
         outgoing = session.take_outgoing()
         sync_record()
+        if record is not None and outgoing:
+            await trio.to_thread.run_sync(record.commit)  # durable before it leaves
         for signed in outgoing:
             try:
                 await channel.send(signed)

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 import trio
 
+from p2p_koikoi.net import DEFAULT_PORT
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting, greet_as_guest, greet_as_host
 from p2p_koikoi.wire import RemoteProtocolError
 
 __all__ = ["Address", "Dropped", "dial", "listen", "local_addresses", "parse_address"]
 
-DEFAULT_PORT = 7447
 
 
 @dataclass(frozen=True, slots=True)

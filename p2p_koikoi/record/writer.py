@@ -1,4 +1,5 @@
-"""Writing a record as the match happens: append-only, each frame flushed and fsynced."""
+"""Writing a record as the match happens: append-only; every frame is flushed to the OS as it
+is written (a killed process loses nothing), and fsynced before any entry of ours is sent."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ class RecordWriter:
         self._file: BinaryIO | None = None
         self._header = ["record", FORMAT_VERSION, seat, peer_address, int(time.time()), software]
         self.written = 0
+        self._dirty = False
 
     def _open(self) -> BinaryIO:
         if self._file is None:
@@ -53,17 +55,26 @@ class RecordWriter:
         file = self._open()
         file.write(encode_frame(pack(value)))
         file.flush()
-        os.fsync(file.fileno())
+        self._dirty = True
 
     def sync(self, entries: list[SignedEntry]) -> None:
-        """Write every entry of ``entries`` past those already written, in order."""
+        """Write (and flush to the OS) every entry of ``entries`` past those already written, in order."""
         for signed in entries[self.written :]:
             self._frame(["entry", signed.data, signed.signature])
             self.written += 1
 
+    def commit(self) -> None:
+        """fsync what was written. The runner calls it before any entry of ours leaves, so after a
+        crash we never forget an entry the peer has seen (re-signing it differently would be a fork)."""
+        if self._dirty and self._file is not None:
+            os.fsync(self._file.fileno())
+            self._dirty = False
+
     def note(self, reason: str, blame: int | None, text: str, evidence: bytes = b"") -> None:
         self._frame(["note", reason[:60], -1 if blame is None else blame, text[:400], evidence[:60_000]])
+        self.commit()
 
     def close(self) -> None:
         if self._file is not None and not self._file.closed:
+            self.commit()
             self._file.close()
