@@ -17,15 +17,16 @@ from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting
 from p2p_koikoi.net.runner import MatchReport, Player, run_match
-from p2p_koikoi.net.tcp import Address, Dropped, dial, listen, local_addresses
+from p2p_koikoi.net.tcp import Address, Dropped, Refused, dial, listen, local_addresses
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.writer import RecordWriter, record_name
-from p2p_koikoi.session.match_session import SOFTWARE, MatchSession
-from p2p_koikoi.wire import RemoteProtocolError, public_bytes
+from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, Waiting
+from p2p_koikoi.wire import Ping, Pong, RemoteProtocolError, SignedEntry, public_bytes
 
 __all__ = ["HostOptions", "JoinOptions", "NetMatchResult", "describe_failure", "host_match", "join_match", "replay_dir"]
 
 Say = Callable[[str], None]
+ACCEPT_DEADLINE = 300.0  # a person reads the rules before accepting
 Confirm = Callable[[str], Awaitable[bool]]
 
 
@@ -105,18 +106,35 @@ async def host_match(
     async def on_dropped(dropped: Dropped) -> None:
         say(f"Dropped a connection from {dropped.peer}: {dropped.reason}. Still waiting.")
 
-    while True:
-        channel, greeting, peer = await listen(
-            key, port=options.port, bind=options.bind, on_listening=on_listening, on_dropped=on_dropped
+    async def admit(channel: FramedChannel, greeting: Greeting, peer: str) -> tuple[MatchSession, str]:
+        """The rest of the handshake: our ``match`` entry out, the guest's valid ``accept`` in."""
+        if not await _trusted(peer.rsplit(":", 1)[0].strip("[]"), greeting, say, confirm):
+            raise Refused("its key was not trusted")
+        session = MatchSession(
+            0, identity, greeting.peer_key, greeting.nonces, rules=options.rules, turn_limit=options.turn_limit
         )
-        if await _trusted(peer.rsplit(":", 1)[0].strip("[]"), greeting, say, confirm):
-            break
-        await channel.close()
-    result.peer_fingerprint = fingerprint(greeting.peer_key)
-    say(f"Guest {peer} connected (fingerprint {result.peer_fingerprint}).")
-    session = MatchSession(
-        0, identity, greeting.peer_key, greeting.nonces, rules=options.rules, turn_limit=options.turn_limit
+        for signed in session.take_outgoing():
+            await channel.send(signed)
+        while True:
+            frame = await channel.receive(idle=ACCEPT_DEADLINE)
+            if frame is None:
+                raise ConnectionLost("the guest left before accepting the rules")
+            if isinstance(frame, Ping):
+                await channel.send(Pong(frame.n))
+            elif isinstance(frame, SignedEntry):
+                session.receive(frame)
+                break
+            elif not isinstance(frame, Pong):
+                raise RemoteProtocolError("bad-frame", "a second hello")
+        if session.waiting is Waiting.DONE:
+            raise Refused("the guest declined the rules")
+        return session, peer
+
+    channel, (session, peer) = await listen(
+        key, admit, port=options.port, bind=options.bind, on_listening=on_listening, on_dropped=on_dropped
     )
+    result.peer_fingerprint = fingerprint(session.keys[1])
+    say(f"Guest {peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
     result.report, result.record = await _play(channel, session, player_for(0), replay_dir(options.replay_dir), "", say)
     return result
 

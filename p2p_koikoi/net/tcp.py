@@ -10,6 +10,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import trio
 
@@ -18,8 +19,9 @@ from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting, greet_as_guest, greet_as_host
 from p2p_koikoi.wire import RemoteProtocolError
 
-__all__ = ["Address", "Dropped", "dial", "listen", "local_addresses", "parse_address"]
+__all__ = ["Address", "Dropped", "Refused", "dial", "listen", "local_addresses", "parse_address"]
 
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,10 @@ def parse_address(text: str, default_port: int = DEFAULT_PORT) -> Address:
     return Address(host, default_port)
 
 
+class Refused(Exception):
+    """The host turned a guest away (an untrusted key, declined rules); keep listening."""
+
+
 @dataclass(frozen=True, slots=True)
 class Dropped:
     """A connection the host dropped during the greeting, and why."""
@@ -66,20 +72,24 @@ class Dropped:
 
 async def listen(
     key: bytes,
+    admit: Callable[[FramedChannel, Greeting, str], Awaitable[T]],
     *,
     port: int,
     bind: str | None = None,
     on_listening: Callable[[list[Address]], Awaitable[None]] | None = None,
     on_dropped: Callable[[Dropped], Awaitable[None]] | None = None,
     greeting_deadline: float = 10.0,
-) -> tuple[FramedChannel, Greeting, str]:
-    """Wait for one guest that greets properly; return its channel, greeting and address."""
+) -> tuple[FramedChannel, T]:
+    """Listen until one guest greets properly and ``admit`` accepts it; return its channel and what
+    ``admit`` returned. A guest whose greeting or admission fails (``admit`` raises
+    :class:`RemoteProtocolError`, :class:`ConnectionLost` or :class:`Refused`) is dropped, and the
+    host keeps listening meanwhile."""
     listeners = await trio.open_tcp_listeners(port, host=bind)
     try:
         addresses = [Address(*listener.socket.getsockname()[:2]) for listener in listeners]
         if on_listening is not None:
             await on_listening(addresses)
-        found: list[tuple[FramedChannel, Greeting, str]] = []
+        found: list[tuple[FramedChannel, T]] = []
         async with trio.open_nursery() as nursery:
 
             async def try_guest(stream: trio.SocketStream) -> None:
@@ -87,7 +97,8 @@ async def listen(
                 channel = FramedChannel(stream)
                 try:
                     greeting = await greet_as_host(channel, key, greeting_deadline)
-                except (RemoteProtocolError, ConnectionLost) as exc:
+                    admitted = await admit(channel, greeting, peer)
+                except (RemoteProtocolError, ConnectionLost, Refused) as exc:
                     await trio.aclose_forcefully(stream)
                     if on_dropped is not None:
                         await on_dropped(Dropped(peer, str(exc)))
@@ -95,7 +106,7 @@ async def listen(
                 if found:
                     await trio.aclose_forcefully(stream)
                     return
-                found.append((channel, greeting, peer))
+                found.append((channel, admitted))
                 nursery.cancel_scope.cancel()
 
             async def accept_loop(listener: trio.SocketListener) -> None:

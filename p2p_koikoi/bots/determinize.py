@@ -1,0 +1,49 @@
+"""Guess the cards a seat cannot see: turn its view into one full world the rest of the round can be played in.
+
+A seat's view knows its own hand, the table, both capture piles and how many
+cards the other hand holds; the other hand and the stock are a pool of unseen
+cards (:attr:`Round.unseen`). Every way of splitting that pool into the other
+hand and a stock order is equally likely given what the seat saw (the deal is
+a fair shuffle), so a world is one uniform split: the other hand is revealed
+through the public :meth:`Round.reveal`, and the stock comes back as the order
+in which the rollout will draw it.
+
+The sample reads nothing but the view: not its stock (all unknown) and not the
+real round, which the search never gets.
+"""
+
+from __future__ import annotations
+
+import random
+
+from p2p_koikoi.engine import Round, cards_of
+
+__all__ = ["Determinizer"]
+
+
+class Determinizer:
+    """Samples worlds consistent with ``view`` as seen by ``seat``; set up once per decision."""
+
+    __slots__ = ("_hidden", "_other", "_unseen", "_view")
+
+    def __init__(self, view: Round, seat: int) -> None:
+        if view.hidden[seat]:
+            raise ValueError("a seat must know its own hand before it can search")
+        self._view = view
+        self._other = 1 - seat
+        self._hidden = view.hidden[self._other]
+        self._unseen = [int(c) for c in cards_of(view.unseen)]
+        if len(self._unseen) != self._hidden + view.stock_left:
+            raise ValueError("the unseen cards do not fill the other hand and the stock")
+
+    def sample(self, rng: random.Random) -> tuple[Round, list[int]]:
+        """A full copy of the view with the other hand dealt, and the stock's cards in draw order."""
+        cards = self._unseen.copy()
+        rng.shuffle(cards)
+        world = self._view.copy()
+        if self._hidden:
+            hand = 0
+            for card in cards[: self._hidden]:
+                hand |= 1 << card
+            world.reveal(self._other, hand)
+        return world, cards[self._hidden :]

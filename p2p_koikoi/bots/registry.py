@@ -1,0 +1,36 @@
+"""Bots by name: ``random``, ``greedy``, ``strong`` and ``strong:easy|normal|hard``.
+
+The command line, the arena and the network layer name a bot by a short spec
+string, which also crosses process boundaries (the arena's workers build their
+own bots from it), so a bot is always built here from ``(spec, seed)``.
+"""
+
+from __future__ import annotations
+
+from p2p_koikoi.bots.base import Agent
+from p2p_koikoi.bots.greedy import GreedyAgent
+from p2p_koikoi.bots.random_agent import RandomAgent
+from p2p_koikoi.bots.strong import LEVELS, StrongAgent
+
+__all__ = ["BOT_NAMES", "DEFAULT_LEVEL", "UnknownBotError", "make_agent"]
+
+# The level ``strong`` alone means, and the one ``koikoi play`` uses: it answers well within a second.
+DEFAULT_LEVEL = "normal"
+
+BOT_NAMES: tuple[str, ...] = ("random", "greedy", "strong", *(f"strong:{level}" for level in LEVELS))
+
+
+class UnknownBotError(ValueError):
+    """A bot spec that names no bot; the message lists the ones there are."""
+
+
+def make_agent(spec: str, seed: int) -> Agent:
+    """The bot ``spec`` names, seeded with ``seed`` (the same spec and seed always play the same way)."""
+    name, _, level = spec.strip().lower().partition(":")
+    if name == "random" and not level:
+        return RandomAgent(seed)
+    if name == "greedy" and not level:
+        return GreedyAgent(seed)
+    if name == "strong" and (level or DEFAULT_LEVEL) in LEVELS:
+        return StrongAgent(seed, LEVELS[level or DEFAULT_LEVEL])
+    raise UnknownBotError(f"unknown bot {spec!r}; choose one of {', '.join(BOT_NAMES)}")
