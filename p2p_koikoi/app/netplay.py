@@ -107,9 +107,11 @@ async def host_match(
         say(f"Dropped a connection from {dropped.peer}: {dropped.reason}. Still waiting.")
 
     async def admit(channel: FramedChannel, greeting: Greeting, peer: str) -> tuple[MatchSession, str]:
-        """The rest of the handshake: our ``match`` entry out, the guest's valid ``accept`` in."""
-        if not await _trusted(peer.rsplit(":", 1)[0].strip("[]"), greeting, say, confirm):
-            raise Refused("its key was not trusted")
+        """The rest of the handshake: our ``match`` entry out, the guest's valid ``accept`` in.
+
+        Trust on first use binds a key to the name the *guest* dialled; a guest's own address says
+        little (ports change, many guests share one address), so the host only shows its fingerprint.
+        """
         session = MatchSession(
             0, identity, greeting.peer_key, greeting.nonces, rules=options.rules, turn_limit=options.turn_limit
         )

@@ -1,0 +1,123 @@
+"""Test helpers we ship, as trio ships ``trio.testing``: sessions piped in memory, trickling streams.
+
+:func:`pipe_sessions` plays two :class:`MatchSession` objects against each
+other with no network at all, handing each side's entries to the other, so a
+test can alter one step of one side (a cheating peer built from our own
+modules) and watch the other catch it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import trio
+import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p_koikoi.bots.base import Agent, MatchContext
+from p2p_koikoi.engine import RuleSet
+from p2p_koikoi.session.match_session import MatchSession, Waiting
+from p2p_koikoi.wire import RemoteProtocolError, SignedEntry, public_bytes
+
+__all__ = ["SessionPair", "TrickleStream", "pipe_sessions", "session_pair", "trickle_stream_pair"]
+
+
+@dataclass
+class SessionPair:
+    host: MatchSession
+    guest: MatchSession
+    keys: tuple[Ed25519PrivateKey, Ed25519PrivateKey]
+
+    @property
+    def sessions(self) -> tuple[MatchSession, MatchSession]:
+        return (self.host, self.guest)
+
+
+def session_pair(rules: RuleSet, entropy: Callable[[int], bytes] = secrets.token_bytes) -> SessionPair:
+    keys = (Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate())
+    nonces = (entropy(32), entropy(32))
+    host = MatchSession(0, keys[0], public_bytes(keys[1]), nonces, rules=rules, entropy=entropy)
+    guest = MatchSession(1, keys[1], public_bytes(keys[0]), nonces, entropy=entropy)
+    return SessionPair(host, guest, keys)
+
+
+Tamper = Callable[[int, SignedEntry], SignedEntry | None]
+
+
+def pipe_sessions(
+    pair: SessionPair,
+    agents: tuple[Agent, Agent],
+    *,
+    tamper: Tamper | None = None,
+    max_entries: int = 20_000,
+) -> RemoteProtocolError | None:
+    """Play the pair to the end. ``tamper(sender seat, entry)`` may replace or drop an entry in flight.
+
+    Returns the first error a receiving side raised (the side that caught a cheat), or None.
+    """
+    sessions = pair.sessions
+    delivered = 0
+    while True:
+        progressed = False
+        for seat, session in enumerate(sessions):
+            for signed in session.take_outgoing():
+                if tamper is not None:
+                    altered = tamper(seat, signed)
+                    if altered is None:
+                        continue
+                    signed = altered
+                receiver = sessions[1 - seat]
+                if receiver.waiting is Waiting.DONE:
+                    continue
+                try:
+                    receiver.receive(signed)
+                except RemoteProtocolError as exc:
+                    return exc
+                delivered += 1
+                progressed = True
+        for seat, session in enumerate(sessions):
+            if session.waiting is Waiting.ACCEPT:
+                session.accept()
+                progressed = True
+            elif session.waiting is Waiting.MOVE:
+                view = session.view()
+                assert view is not None and session.rules is not None and session.match is not None
+                legal = session.legal_actions()
+                points = (session.match.points[0], session.match.points[1])
+                context = MatchContext(session.rules, seat, points, session.round_number)
+                session.submit(agents[seat].choose(view, legal, context))
+                progressed = True
+        if all(s.waiting is Waiting.DONE for s in sessions) and not any(s.outgoing for s in sessions):
+            return None
+        if not progressed:
+            states = [(s.stage.value, s.waiting.value) for s in sessions]
+            raise AssertionError(f"the sessions are stuck: {states}")
+        if delivered > max_entries:
+            raise AssertionError("the match does not end")
+
+
+class TrickleStream(trio.abc.Stream):
+    """A stream that delivers at most ``chunk`` bytes per receive: frames arrive a byte at a time."""
+
+    def __init__(self, inner: trio.abc.Stream, chunk: int = 1) -> None:
+        self.inner = inner
+        self.chunk = chunk
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
+        return await self.inner.receive_some(self.chunk)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def trickle_stream_pair(chunk: int = 1) -> tuple[TrickleStream, TrickleStream]:
+    a, b = trio.testing.memory_stream_pair()
+    return TrickleStream(a, chunk), TrickleStream(b, chunk)
