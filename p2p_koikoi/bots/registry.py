@@ -26,11 +26,11 @@ class UnknownBotError(ValueError):
 
 def make_agent(spec: str, seed: int) -> Agent:
     """The bot ``spec`` names, seeded with ``seed`` (the same spec and seed always play the same way)."""
-    name, _, level = spec.strip().lower().partition(":")
-    if name == "random" and not level:
+    name, colon, level = spec.strip().lower().partition(":")
+    if name == "random" and not colon:
         return RandomAgent(seed)
-    if name == "greedy" and not level:
+    if name == "greedy" and not colon:
         return GreedyAgent(seed)
-    if name == "strong" and (level or DEFAULT_LEVEL) in LEVELS:
-        return StrongAgent(seed, LEVELS[level or DEFAULT_LEVEL])
+    if name == "strong" and (level if colon else DEFAULT_LEVEL) in LEVELS:
+        return StrongAgent(seed, LEVELS[level if colon else DEFAULT_LEVEL])
     raise UnknownBotError(f"unknown bot {spec!r}; choose one of {', '.join(BOT_NAMES)}")

@@ -39,7 +39,7 @@ from p2p_koikoi.bots.determinize import Determinizer
 from p2p_koikoi.bots.heuristics import card_worths
 from p2p_koikoi.bots.match_value import MatchValue
 from p2p_koikoi.bots.rollout import Rollout
-from p2p_koikoi.engine import AnyAction, Exchange, IllegalActionError, Phase, Round
+from p2p_koikoi.engine import AnyAction, CallStop, Exchange, IllegalActionError, Phase, Round
 
 __all__ = ["LEVELS", "Level", "StrongAgent"]
 
@@ -122,14 +122,16 @@ class _Search:
                     self._try(i, world_seed)
                 if time.perf_counter() > deadline:
                     self.agent.capped += 1
-                    return self.legal[max(alive, key=self._mean)]
+                    return self.legal[max(alive, key=self._rank)]
             if stage < stages - 1:
-                alive.sort(key=self._mean, reverse=True)
+                alive.sort(key=self._rank, reverse=True)
                 alive = sorted(alive[: max(2, (len(alive) + 1) // 2)])
-        return self.legal[max(alive, key=self._mean)]
+        return self.legal[max(alive, key=self._rank)]
 
-    def _mean(self, i: int) -> float:
-        return self.totals[i] / self.counts[i] if self.counts[i] else -1.0
+    def _rank(self, i: int) -> tuple[float, bool]:
+        """A move's mean match chance; on a tie a Shobu wins, since a sure result beats an equal gamble."""
+        mean = self.totals[i] / self.counts[i] if self.counts[i] else -1.0
+        return mean, isinstance(self.legal[i], CallStop)
 
     def _try(self, i: int, world_seed: int) -> None:
         """Play move ``i`` in the world of ``world_seed`` and roll the round out; add the match chance."""
