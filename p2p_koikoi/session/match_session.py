@@ -91,6 +91,7 @@ from p2p_koikoi.fairness import (
     Learned,
     Message,
     Purpose,
+    Reveal,
     Show,
     parse_message,
 )
@@ -569,6 +570,10 @@ class MatchSession:
             return
         deal = self._deal
         assert deal is not None
+        if self.stage is Stage.AUDIT and self._alt == 0 and isinstance(message, Reveal):
+            # Seat 1 writes its own secret before auditing seat 0's, so both audits run at once.
+            self._alt = 1
+            self._write("deal", [self.round_number, self.redeal, deal.reveal_secret().send[0].to_bytes()])
         step = deal.receive(message)
         self._queue.extend(step.send)
         self._learn(step.learned)
