@@ -121,3 +121,85 @@ class TrickleStream(trio.abc.Stream):
 def trickle_stream_pair(chunk: int = 1) -> tuple[TrickleStream, TrickleStream]:
     a, b = trio.testing.memory_stream_pair()
     return TrickleStream(a, chunk), TrickleStream(b, chunk)
+
+
+def deterministic_entropy(label: bytes) -> Callable[[int], bytes]:
+    """A reproducible stand-in for ``secrets.token_bytes``: SHA-256 of a label and a counter."""
+    import hashlib
+
+    counter = [0]
+
+    def entropy(n: int) -> bytes:
+        counter[0] += 1
+        out = b""
+        block = 0
+        while len(out) < n:
+            out += hashlib.sha256(label + counter[0].to_bytes(4, "big") + block.to_bytes(4, "big")).digest()
+            block += 1
+        return out[:n]
+
+    return entropy
+
+
+def wire_vectors(entries_shown: int = 40) -> dict[str, object]:
+    """The wire test vectors: a whole 3-round ``lemme`` match between two seeded random bots, from fixed
+    keys, nonces and secrets. Every byte is reproducible; ``protocol/vectors/wire-match.json`` holds them."""
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    from p2p_koikoi.bots import RandomAgent
+    from p2p_koikoi.engine import preset
+    from p2p_koikoi.record.identity_names import fingerprint
+    from p2p_koikoi.wire import VERSION, Hello, encode
+
+    seeds = (bytes(range(32)), bytes(range(32, 64)))
+    keys = (Ed25519PrivateKey.from_private_bytes(seeds[0]), Ed25519PrivateKey.from_private_bytes(seeds[1]))
+    entropy = deterministic_entropy(b"p2p-koikoi wire vectors")
+    nonces = (entropy(32), entropy(32))
+    rules = preset("lemme").with_option("rounds", "3")
+    host = MatchSession(0, keys[0], public_bytes(keys[1]), nonces, rules=rules, entropy=entropy)
+    guest = MatchSession(1, keys[1], public_bytes(keys[0]), nonces, entropy=entropy)
+    pair = SessionPair(host, guest, keys)
+    error = pipe_sessions(pair, (RandomAgent(1), RandomAgent(2)))
+    assert error is None, error
+    chain = host.chain.entries
+    assert keys[0].private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption()) == seeds[0]
+    return {
+        "description": "A 3-round lemme match between RandomAgent(1) (host) and RandomAgent(2) (guest), "
+        "secrets from p2p_koikoi.testing.deterministic_entropy(b'p2p-koikoi wire vectors'), driven by "
+        "p2p_koikoi.testing.pipe_sessions. Regenerate with: python -m p2p_koikoi.testing > protocol/vectors/wire-match.json",
+        "private_keys": [s.hex() for s in seeds],
+        "public_keys": [public_bytes(k).hex() for k in keys],
+        "fingerprints": [fingerprint(public_bytes(k)) for k in keys],
+        "nonces": [n.hex() for n in nonces],
+        "match_id": host.match_id.hex(),
+        "hello_frames": [
+            encode(Hello(VERSION, public_bytes(keys[0]), nonces[0], "p2p-koikoi/0.1")).hex(),
+            encode(Hello(VERSION, public_bytes(keys[1]), nonces[1], "p2p-koikoi/0.1")).hex(),
+        ],
+        "entry_count": len(chain),
+        "head": host.chain.head.hex(),
+        "entries": [
+            {
+                "seq": e.entry.seq,
+                "author": e.entry.author,
+                "kind": e.entry.kind,
+                "entry": e.data.hex(),
+                "signature": e.signature.hex(),
+                "digest": e.digest.hex(),
+                "frame": encode(e).hex(),
+            }
+            for e in chain[:entries_shown]
+        ],
+        "outcome": {
+            "points": list(host.match.points) if host.match is not None else None,
+            "rounds": len(host.match.results) if host.match is not None else 0,
+        },
+    }
+
+
+if __name__ == "__main__":  # pragma: no cover - the vector generator
+    import json
+    import sys
+
+    json.dump(wire_vectors(), sys.stdout, indent=1)
+    sys.stdout.write("\n")
