@@ -166,7 +166,8 @@ def wire_vectors(entries_shown: int = 40) -> dict[str, object]:
     return {
         "description": "A 3-round lemme match between RandomAgent(1) (host) and RandomAgent(2) (guest), "
         "secrets from p2p_koikoi.testing.deterministic_entropy(b'p2p-koikoi wire vectors'), driven by "
-        "p2p_koikoi.testing.pipe_sessions. Regenerate with: python -m p2p_koikoi.testing > protocol/vectors/wire-match.json",
+        "p2p_koikoi.testing.pipe_sessions. "
+        "Regenerate with: python -m p2p_koikoi.testing > protocol/vectors/wire-match.json",
         "private_keys": [s.hex() for s in seeds],
         "public_keys": [public_bytes(k).hex() for k in keys],
         "fingerprints": [fingerprint(public_bytes(k)) for k in keys],
