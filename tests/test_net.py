@@ -23,7 +23,7 @@ from p2p_koikoi.net.runner import MatchReport, run_match
 from p2p_koikoi.net.tcp import Address, dial
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing import trickle_stream_pair
-from p2p_koikoi.wire import VERSION, Entry, Hello, RemoteProtocolError, SignedEntry, encode, public_bytes
+from p2p_koikoi.wire import VERSION, Entry, Hello, Ping, Pong, RemoteProtocolError, SignedEntry, encode, public_bytes
 from p2p_koikoi.wire.codec import pack
 from p2p_koikoi.wire.framing import encode_frame
 
@@ -311,3 +311,51 @@ async def test_the_warning_is_shown_and_the_answer_obeyed(tmp_path: Path, monkey
     changed = Greeting(public_bytes(second), (b"a" * 32, b"b" * 32), "x")
     assert not await _trusted("bob", changed, said.append, answer)
     assert any("DIFFERENT KEY" in line for line in said) and asked
+
+
+async def test_a_peer_that_stalls_instead_of_revealing_forfeits(autojump_clock: trio.testing.MockClock) -> None:
+    """The peer keeps answering pings but never writes its secret: after the step deadline it has forfeited."""
+    a, b = trio.testing.memory_stream_pair()
+    ca, cb = FramedChannel(a), FramedChannel(b)
+    k0, k1 = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    rules = preset("lemme")
+    reports: list[MatchReport] = []
+
+    class Staller(MatchSession):
+        def _write(self, kind, body):  # type: ignore[no-untyped-def]
+            if self.stage.value == "audit" and kind == "deal":
+                raise _Stall
+            return super()._write(kind, body)
+
+    class _Stall(Exception):
+        pass
+
+    async def host() -> None:
+        g = await greet_as_host(ca, public_bytes(k0))
+        session = MatchSession(0, k0, g.peer_key, g.nonces, rules=rules)
+        reports.append(await run_match(ca, session, BotPlayer(RandomAgent(1), 0), step_deadline=60))
+
+    async def guest() -> None:
+        g = await greet_as_guest(cb, public_bytes(k1))
+        session = Staller(1, k1, g.peer_key, g.nonces)
+        try:
+            await run_match(cb, session, BotPlayer(RandomAgent(2), 1))
+        except* _Stall:
+            pass
+        while True:  # keep the connection alive without ever revealing
+            with contextlib.suppress(ConnectionLost):
+                frame = await cb.receive(idle=1000)
+                if frame is None:
+                    return
+                if isinstance(frame, Ping):
+                    await cb.send(Pong(frame.n))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host)
+        nursery.start_soon(guest)
+        while not reports:
+            await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+    (report,) = reports
+    assert report.ended_by == "peer-vanished"
+    assert "did not take its protocol step within 60 s" in report.text

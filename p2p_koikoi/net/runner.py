@@ -9,7 +9,9 @@ Three tasks share one nursery:
   peer is never taken for a dead one;
 - the *driver* sends what the session wrote, tells the player what happened,
   and asks it for a decision when the session waits for one (within the turn
-  limit, if the match has one).
+  limit, if the match has one). Waiting for the peer, it allows the peer's
+  player its turn limit (plus a grace) and an automatic step ``step_deadline``
+  seconds; past that the peer has forfeited.
 
 Whatever happens, the record keeps every entry up to the last good one, and a
 finding (a cheat, a broken connection) is written into it as a note.
@@ -64,6 +66,7 @@ async def run_match(
     *,
     keepalive: float = 5.0,
     dead_after: float = 20.0,
+    step_deadline: float = 60.0,
 ) -> MatchReport:
     wake_send, wake_receive = trio.open_memory_channel[None](math.inf)
     lost: list[str] = []
@@ -179,7 +182,13 @@ async def run_match(
             if waiting is Waiting.DONE:
                 return
             if waiting is Waiting.PEER:
-                await wake_receive.receive()
+                patience = _patience(session, step_deadline)
+                with trio.move_on_after(patience) as scope:
+                    await wake_receive.receive()
+                if scope.cancelled_caught:
+                    what = "decide" if session.peer_decides else "take its protocol step"
+                    session.peer_vanished(f"the peer did not {what} within {patience:g} s")
+                    continue
                 while True:  # take every wake-up queued, then look again
                     try:
                         wake_receive.receive_nowait()
@@ -207,6 +216,18 @@ async def run_match(
         bytes_received=channel.bytes_received,
         entries=len(session.chain.entries),
     )
+
+
+TURN_GRACE = 10.0
+
+
+def _patience(session: MatchSession, step_deadline: float) -> float:
+    """How long to wait for the peer's next entry: its player's turn limit (plus a grace for the
+    network) when a person or bot decides, no limit when the match has none, and ``step_deadline``
+    for an automatic step (keys, a secret), so a peer that stalls instead of revealing forfeits."""
+    if session.peer_decides:
+        return session.turn_limit + TURN_GRACE if session.turn_limit else math.inf
+    return step_deadline
 
 
 def _in_chain(session: MatchSession, signed: SignedEntry) -> bool:

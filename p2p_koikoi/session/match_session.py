@@ -279,11 +279,25 @@ class MatchSession:
         self._end("quit", text)
 
     def peer_vanished(self, text: str) -> None:
-        """The network layer lost the peer (closed, silent past the deadline): the match ends here."""
+        """The network layer lost the peer (closed, silent or stalled past a deadline): the match ends
+        here, as the peer's forfeit, and our signed ``goodbye`` says so in the record."""
         if self.stage is Stage.OVER:
             return
         self.events.append(SessionEvent("peer-left", self.peer, text))
+        self._write("goodbye", ["peer-gone", text[:400]])
         self._end("peer-vanished", text)
+
+    @property
+    def peer_decides(self) -> bool:
+        """The peer holds the floor for a decision of its player (not an automatic protocol step)."""
+        if self.waiting is not Waiting.PEER:
+            return False
+        if self.stage in (Stage.ACCEPT, Stage.EXCHANGE):
+            return True
+        rnd = self.round
+        if self.stage is not Stage.PLAY or rnd is None or self._gaji_pending is not None:
+            return False
+        return rnd.phase in (Phase.PLAY, Phase.DRAW_CHOICE, Phase.DECISION)
 
     # ----------------------------------------------------------------- receive
 
