@@ -207,7 +207,7 @@ async def run_match(
     sync_record()
     await channel.close()
     failure = session.failure
-    text = lost[0] if lost else (str(failure) if failure else session.ended_by or "")
+    text = str(failure) if failure else session.end_text or (lost[0] if lost else "")
     return MatchReport(
         ended_by=session.ended_by or "unknown",
         failure=failure,

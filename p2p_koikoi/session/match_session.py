@@ -212,6 +212,7 @@ class MatchSession:
         self.events: list[SessionEvent] = []
         self.failure: RemoteProtocolError | None = None
         self.ended_by: str | None = None
+        self.end_text = ""
         if seat == 0:
             self._pump()
 
@@ -933,4 +934,5 @@ class MatchSession:
             self.match.forfeit(loser)
             self.events.append(SessionEvent("over", outcome=self.match.outcome, text=text))
         self.ended_by = why
+        self.end_text = text
         self.stage = Stage.OVER
