@@ -359,3 +359,15 @@ async def test_a_peer_that_stalls_instead_of_revealing_forfeits(autojump_clock: 
     (report,) = reports
     assert report.ended_by == "peer-vanished"
     assert "did not take its protocol step within 60 s" in report.text
+
+
+async def test_lan_announce_and_browse() -> None:
+    from p2p_koikoi.net.lan import announce, browse
+
+    announcement = await announce(7447, ["127.0.0.1"], "abcd:ef01", "lemme rounds=3")
+    try:
+        games = await browse(2.0)
+    finally:
+        await announcement.close()
+    mine = [g for g in games if g.fingerprint == "abcd:ef01"]
+    assert mine and mine[0].port == 7447 and mine[0].rules == "lemme rounds=3"

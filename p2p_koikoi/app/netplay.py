@@ -16,6 +16,7 @@ from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting
+from p2p_koikoi.net.lan import Announcement, LanGame, announce, browse
 from p2p_koikoi.net.runner import MatchReport, Player, run_match
 from p2p_koikoi.net.tcp import Address, Dropped, Refused, dial, listen, local_addresses
 from p2p_koikoi.record.identity_names import fingerprint
@@ -23,7 +24,16 @@ from p2p_koikoi.record.writer import RecordWriter, record_name
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, Waiting
 from p2p_koikoi.wire import Ping, Pong, RemoteProtocolError, SignedEntry, public_bytes
 
-__all__ = ["HostOptions", "JoinOptions", "NetMatchResult", "describe_failure", "host_match", "join_match", "replay_dir"]
+__all__ = [
+    "HostOptions",
+    "JoinOptions",
+    "NetMatchResult",
+    "describe_failure",
+    "find_lan_games",
+    "host_match",
+    "join_match",
+    "replay_dir",
+]
 
 Say = Callable[[str], None]
 ACCEPT_DEADLINE = 300.0  # a person reads the rules before accepting
@@ -54,6 +64,7 @@ class HostOptions:
     bind: str | None = None
     turn_limit: int = 0
     replay_dir: Path | None = None
+    lan: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,12 +107,18 @@ async def host_match(
     ours = fingerprint(key)
     result = NetMatchResult(None, None, ours)
 
+    announcement: list[Announcement] = []
+
     async def on_listening(addresses: list[Address]) -> None:
         port = addresses[0].port
         say(f"Hosting {options.rules.format()} on port {port}. Your key fingerprint: {ours}")
         shown = local_addresses() or [a.host for a in addresses]
         for host in shown:
             say(f"  join with: koikoi join {Address(host, port)}")
+        if options.lan:
+            lan_addresses = [a for a in shown if ":" not in a] or ["127.0.0.1"]
+            announcement.append(await announce(port, lan_addresses, ours, options.rules.format()))
+            say("  announced on the LAN: koikoi join --lan")
 
     async def on_dropped(dropped: Dropped) -> None:
         say(f"Dropped a connection from {dropped.peer}: {dropped.reason}. Still waiting.")
@@ -132,9 +149,13 @@ async def host_match(
             raise Refused("the guest declined the rules")
         return session, peer
 
-    channel, (session, peer) = await listen(
-        key, admit, port=options.port, bind=options.bind, on_listening=on_listening, on_dropped=on_dropped
-    )
+    try:
+        channel, (session, peer) = await listen(
+            key, admit, port=options.port, bind=options.bind, on_listening=on_listening, on_dropped=on_dropped
+        )
+    finally:
+        for item in announcement:
+            await item.close()
     result.peer_fingerprint = fingerprint(session.keys[1])
     say(f"Guest {peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
     result.report, result.record = await _play(channel, session, player_for(0), replay_dir(options.replay_dir), "", say)
@@ -160,6 +181,11 @@ async def join_match(
         channel, session, player_for(1), replay_dir(options.replay_dir), str(options.address), say
     )
     return result
+
+
+async def find_lan_games(say: Say, seconds: float = 2.0) -> list[LanGame]:
+    say(f"Looking for games on the LAN for {seconds:g} s...")
+    return await browse(seconds)
 
 
 async def _trusted(name: str, greeting: Greeting, say: Say, confirm: Confirm) -> bool:

@@ -27,6 +27,7 @@ def host(
     seed: SeedOption = None,
     replay_dir: ReplayDirOption = None,
     quiet: QuietOption = False,
+    lan: Annotated[bool, typer.Option("--lan", help="Announce the game on the LAN (mDNS/DNS-SD).")] = False,
 ) -> None:
     """Host a match: listen for one opponent on IPv4 and IPv6, then play."""
     import trio
@@ -59,7 +60,7 @@ def host(
         answer = await trio.to_thread.run_sync(input, f"{question} [y/N] ")
         return answer.strip().lower() in ("y", "yes")
 
-    options = HostOptions(rules, port, bind, turn_limit, replay_dir)
+    options = HostOptions(rules, port, bind, turn_limit, replay_dir, lan)
     try:
         result = trio.run(host_match, options, player_for, say, confirm)
     except OSError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -16,13 +17,18 @@ if TYPE_CHECKING:
 
 @one_line_errors
 def join(
-    address: Annotated[str, typer.Argument(metavar="HOST[:PORT]", help="The host: name, IPv4, or [IPv6]:port.")],
+    address: Annotated[
+        str | None, typer.Argument(metavar="[HOST[:PORT]]", help="The host: name, IPv4, or [IPv6]:port.")
+    ] = None,
     bot: BotOption = None,
     seed: SeedOption = None,
     replay_dir: ReplayDirOption = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Accept the host's rules without asking.")] = False,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the connection.")] = 15.0,
     quiet: QuietOption = False,
+    lan: Annotated[
+        bool, typer.Option("--lan", help="With no address: list the games on the LAN and pick one.")
+    ] = False,
 ) -> None:
     """Join a hosted match; shows the host's rules and asks before playing."""
     import trio
@@ -35,11 +41,17 @@ def join(
     from p2p_koikoi.net.tcp import parse_address
     from p2p_koikoi.wire import RemoteProtocolError
 
+    say = (lambda line: None) if quiet else stderr_write
+    if address is None:
+        if not lan:
+            raise fail("give the host as HOST[:PORT], or --lan to look for games on the LAN")
+        address = trio.run(pick_lan_game, say, bot is not None or yes)
+        if address is None:
+            raise fail("no game found on the LAN; ask the host for its address", 1)
     try:
         target = parse_address(address)
     except ValueError as exc:
         raise fail(f"bad address: {exc}") from None
-    say = (lambda line: None) if quiet else stderr_write
     try:
         agent = make_agent(bot, seed if seed is not None else random.randrange(2**31)) if bot else None
     except UnknownBotError as exc:
@@ -65,3 +77,25 @@ def join(
     except KeyboardInterrupt:
         raise fail("interrupted", 130) from None
     raise typer.Exit(print_result(result))
+
+
+async def pick_lan_game(say: Callable[[str], None], take_first: bool) -> str | None:
+    """List the LAN's games and return the chosen one's address (the first when ``take_first``)."""
+    import trio
+
+    from p2p_koikoi.app.netplay import find_lan_games
+    from p2p_koikoi.net.tcp import Address
+
+    games = await find_lan_games(say)
+    if not games:
+        return None
+    for number, game in enumerate(games, 1):
+        say(f"  {number}. {game.rules}  fingerprint {game.fingerprint}  at {', '.join(game.addresses)}:{game.port}")
+    choice = 1
+    if not take_first and len(games) > 1:
+        text = await trio.to_thread.run_sync(input, f"Join which game [1-{len(games)}]? ")
+        if not text.strip().isdigit() or not 1 <= int(text) <= len(games):
+            return None
+        choice = int(text)
+    game = games[choice - 1]
+    return str(Address(game.addresses[0], game.port))
