@@ -28,14 +28,14 @@ __all__ = ["ROUND_SPREAD", "MatchValue"]
 
 # Standard deviation of one round's point difference between two sound players, per preset
 # (a rule set built with --set keeps its preset's figure; it only needs to be about right).
-ROUND_SPREAD: dict[str, float] = {"nintendo": 5.0, "lemme": 6.0, "rulebook": 6.0, "qdan": 6.0, "gameweave": 5.0}
-_DEFAULT_SPREAD = 5.5
+ROUND_SPREAD: dict[str, float] = {"nintendo": 9.0, "lemme": 9.5, "rulebook": 15.0, "qdan": 9.0, "gameweave": 9.0}
+_DEFAULT_SPREAD = 10.0
 
 
 class MatchValue:
     """Maps a finished round to the chance that ``context.seat`` wins the match; built once per decision."""
 
-    __slots__ = ("_cache", "_context", "_diff", "_pool", "_rounds_after", "_spread")
+    __slots__ = ("_cache", "_context", "_diff", "_payments", "_pool", "_rounds_after", "_spread")
 
     def __init__(self, context: MatchContext) -> None:
         rules = context.rules
@@ -46,16 +46,22 @@ class MatchValue:
         self._rounds_after = max(rules.rounds - context.round_number, 0)
         self._spread = ROUND_SPREAD.get(rules.preset, _DEFAULT_SPREAD) * (2.0 if self._pool else 1.0)
         self._cache: dict[tuple[int | None, int], float] = {}
+        self._payments: dict[tuple[object, ...], int] = {}
 
     def of_outcome(self, outcome: RoundOutcome) -> float:
         """The match chance after ``outcome``, a finished round of this match."""
         winner = outcome.winner
         if winner is None:
             return self.of_payment(None, 0)
-        loser_points = self._context.points[1 - winner] if self._pool else None
-        score = outcome.score(self._context.rules, loser_points)
-        assert score is not None
-        return self.of_payment(winner, score.payment)
+        # The search meets the same few results over and over: count each one once.
+        key = (winner, outcome.kind, outcome.calls, outcome.bonus, *((y.yaku, y.points) for y in outcome.yaku))
+        payment = self._payments.get(key)
+        if payment is None:
+            loser_points = self._context.points[1 - winner] if self._pool else None
+            score = outcome.score(self._context.rules, loser_points)
+            assert score is not None
+            payment = self._payments[key] = score.payment
+        return self.of_payment(winner, payment)
 
     def of_payment(self, winner: int | None, payment: int) -> float:
         """The match chance when ``winner`` (None: nobody) is paid ``payment`` points this round."""

@@ -118,8 +118,9 @@ class _Search:
             worlds = max(1, self.level.playouts // (stages * len(alive)))
             for _ in range(worlds):
                 world_seed = self.rng.getrandbits(64)
+                world, stock = self.determinizer.sample(random.Random(world_seed))
                 for i in alive:
-                    self._try(i, world_seed)
+                    self._try(i, world, stock, world_seed)
                 if time.perf_counter() > deadline:
                     self.agent.capped += 1
                     return self.legal[max(alive, key=self._rank)]
@@ -133,14 +134,13 @@ class _Search:
         mean = self.totals[i] / self.counts[i] if self.counts[i] else -1.0
         return mean, isinstance(self.legal[i], CallStop)
 
-    def _try(self, i: int, world_seed: int) -> None:
-        """Play move ``i`` in the world of ``world_seed`` and roll the round out; add the match chance."""
-        rng = random.Random(world_seed)
-        world, stock = self.determinizer.sample(rng)
+    def _try(self, i: int, world: Round, stock: list[int], rollout_seed: int) -> None:
+        """Play move ``i`` in (a copy of) ``world`` and roll the round out; add the match chance."""
+        world = world.copy()
         try:
             world.apply(self.legal[i], self.seat)
         except IllegalActionError:
             return  # a Gaji pick this world's other hand refuses (Hiki): the move is not there to play
-        outcome = self.rollout.play(world, stock, rng)
+        outcome = self.rollout.play(world, stock, random.Random(rollout_seed))
         self.totals[i] += self.value.of_outcome(outcome)
         self.counts[i] += 1
