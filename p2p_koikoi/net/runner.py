@@ -71,9 +71,27 @@ async def run_match(
     wake_send, wake_receive = trio.open_memory_channel[None](math.inf)
     lost: list[str] = []
 
+    dirty_send, dirty_receive = trio.open_memory_channel[None](math.inf)
+
     def sync_record() -> None:
-        if record is not None:
+        """Write new entries now (flushed: a killed process loses nothing) and have them fsynced soon."""
+        if record is not None and record.written < len(session.chain.entries):
             record.sync(session.chain.entries)
+            dirty_send.send_nowait(None)
+
+    async def committer() -> None:
+        """fsync in a worker thread, batching what piled up meanwhile, so sending never waits on the disk.
+        (A crash can still lose the newest of our entries from our copy; the peer holds them, and a
+        resumed match takes them back from it, so nothing is re-signed differently.)"""
+        assert record is not None
+        while True:
+            await dirty_receive.receive()
+            while True:
+                try:
+                    dirty_receive.receive_nowait()
+                except trio.WouldBlock:
+                    break
+            await trio.to_thread.run_sync(record.commit)
 
     async def receiver() -> None:
         while True:
@@ -139,8 +157,6 @@ async def run_match(
     async def flush() -> None:
         outgoing = session.take_outgoing()
         sync_record()
-        if record is not None and outgoing:
-            await trio.to_thread.run_sync(record.commit)  # durable before it leaves
         for signed in outgoing:
             try:
                 await channel.send(signed)
@@ -200,11 +216,15 @@ async def run_match(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(receiver)
         nursery.start_soon(pinger)
+        if record is not None:
+            nursery.start_soon(committer)
         await driver()
         await flush()
         nursery.cancel_scope.cancel()
     await player.notify(session.take_events())
-    sync_record()
+    if record is not None:
+        record.sync(session.chain.entries)
+        record.commit()
     await channel.close()
     failure = session.failure
     text = str(failure) if failure else session.end_text or (lost[0] if lost else "")

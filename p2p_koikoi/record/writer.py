@@ -1,5 +1,5 @@
 """Writing a record as the match happens: append-only; every frame is flushed to the OS as it
-is written (a killed process loses nothing), and fsynced before any entry of ours is sent."""
+is written (a killed process loses nothing) and fsynced right after, in batches, off the hot path."""
 
 from __future__ import annotations
 
@@ -64,8 +64,7 @@ class RecordWriter:
             self.written += 1
 
     def commit(self) -> None:
-        """fsync what was written. The runner calls it before any entry of ours leaves, so after a
-        crash we never forget an entry the peer has seen (re-signing it differently would be a fork)."""
+        """fsync what was written (the runner does it in a worker thread, batching entries)."""
         if self._dirty and self._file is not None:
             os.fsync(self._file.fileno())
             self._dirty = False
