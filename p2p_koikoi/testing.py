@@ -38,8 +38,8 @@ class SessionPair:
 def session_pair(rules: RuleSet, entropy: Callable[[int], bytes] = secrets.token_bytes) -> SessionPair:
     keys = (Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate())
     nonces = (entropy(32), entropy(32))
-    host = MatchSession(0, keys[0], public_bytes(keys[1]), nonces, rules=rules, entropy=entropy)
-    guest = MatchSession(1, keys[1], public_bytes(keys[0]), nonces, entropy=entropy)
+    host = MatchSession(0, keys[0], public_bytes(keys[1]), nonces, rules=rules, master_secret=entropy(32))
+    guest = MatchSession(1, keys[1], public_bytes(keys[0]), nonces, master_secret=entropy(32))
     return SessionPair(host, guest, keys)
 
 
@@ -156,8 +156,8 @@ def wire_vectors(entries_shown: int = 40) -> dict[str, object]:
     entropy = deterministic_entropy(b"p2p-koikoi wire vectors")
     nonces = (entropy(32), entropy(32))
     rules = preset("lemme").with_option("rounds", "3")
-    host = MatchSession(0, keys[0], public_bytes(keys[1]), nonces, rules=rules, entropy=entropy)
-    guest = MatchSession(1, keys[1], public_bytes(keys[0]), nonces, entropy=entropy)
+    host = MatchSession(0, keys[0], public_bytes(keys[1]), nonces, rules=rules, master_secret=entropy(32))
+    guest = MatchSession(1, keys[1], public_bytes(keys[0]), nonces, master_secret=entropy(32))
     pair = SessionPair(host, guest, keys)
     error = pipe_sessions(pair, (RandomAgent(1), RandomAgent(2)))
     assert error is None, error
@@ -165,7 +165,7 @@ def wire_vectors(entries_shown: int = 40) -> dict[str, object]:
     assert keys[0].private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption()) == seeds[0]
     return {
         "description": "A 3-round lemme match between RandomAgent(1) (host) and RandomAgent(2) (guest), "
-        "secrets from p2p_koikoi.testing.deterministic_entropy(b'p2p-koikoi wire vectors'), driven by "
+        "master secrets from p2p_koikoi.testing.deterministic_entropy(b'p2p-koikoi wire vectors'), driven by "
         "p2p_koikoi.testing.pipe_sessions. "
         "Regenerate with: python -m p2p_koikoi.testing > protocol/vectors/wire-match.json",
         "private_keys": [s.hex() for s in seeds],

@@ -49,11 +49,12 @@ import contextlib
 import enum
 import hashlib
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.hashes import SHA256
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from p2p_koikoi.engine import (
     CHANCE,
@@ -95,12 +96,14 @@ from p2p_koikoi.fairness import (
     Show,
     parse_message,
 )
+from p2p_koikoi.fairness.coin import coin_context
 from p2p_koikoi.wire import Chain, LocalProtocolError, RemoteProtocolError, SignedEntry, match_id_of, public_bytes
 from p2p_koikoi.wire.codec import pack
 
 __all__ = ["SOFTWARE", "MatchSession", "SessionEvent", "Stage", "Waiting"]
 
 SOFTWARE = "p2p-koikoi/0.1"
+SECRET_SALT = b"p2p-koikoi/session-secrets/v1"
 _LIGHTNING = Card.WILLOW_LIGHTNING
 
 
@@ -179,7 +182,7 @@ class MatchSession:
         *,
         rules: RuleSet | None = None,
         turn_limit: int = 0,
-        entropy: Callable[[int], bytes] = secrets.token_bytes,
+        master_secret: bytes | None = None,
     ) -> None:
         if seat == 0 and rules is None:
             raise LocalProtocolError("no-rules", "the host offers the rules")
@@ -193,7 +196,10 @@ class MatchSession:
         self.chain = Chain(self.match_id, self.keys)
         self.rules: RuleSet | None = rules
         self.turn_limit = turn_limit
-        self._entropy = entropy
+        # Every secret of ours (the coin value, each deal's secret) is derived from this one, by its
+        # deal context, so a match restored from its record after a crash regenerates the very same
+        # entries. It lives only in a private sidecar file next to our record while the match runs.
+        self.master_secret = master_secret if master_secret is not None else secrets.token_bytes(32)
         self.match: Match | None = None
         self.stage = Stage.MATCH
         self._alt = 0
@@ -767,6 +773,10 @@ class MatchSession:
         if fresh:
             rnd.reveal(self.seat, fresh)
 
+    def _secret_for(self, context: DealContext) -> bytes:
+        hkdf = HKDF(algorithm=SHA256(), length=32, salt=SECRET_SALT, info=context.to_bytes())
+        return hkdf.derive(self.master_secret)
+
     # ----------------------------------------------------------- stages
 
     def _enter(self, stage: Stage) -> None:
@@ -781,11 +791,11 @@ class MatchSession:
     def _start_first_dealer(self) -> None:
         assert self.rules is not None
         if self.rules.first_dealer is FirstDealer.COIN:
-            self._coin = CoinFlip(self.match_id, self.seat, self.keys, self._entropy(32))
+            self._coin = CoinFlip(self.match_id, self.seat, self.keys, self._secret_for(coin_context(self.match_id)))
             self._queue.extend(self._coin.start().send)
         else:
             context = DealContext(self.match_id, 0, self._draws, Purpose.DEALER_DRAW)
-            self._deal = FairDeal(context, self.seat, self.keys, self._entropy(32))
+            self._deal = FairDeal(context, self.seat, self.keys, self._secret_for(context))
             self._known = {}
             self._queue.extend(self._deal.start().send)
 
@@ -805,7 +815,12 @@ class MatchSession:
         self.redeal = match.redeal
         context = DealContext(self.match_id, self.round_number, self.redeal)
         self._deal = FairDeal(
-            context, self.seat, self.keys, self._entropy(32), pattern=self.rules.deal_pattern, dealer_seat=match.dealer
+            context,
+            self.seat,
+            self.keys,
+            self._secret_for(context),
+            pattern=self.rules.deal_pattern,
+            dealer_seat=match.dealer,
         )
         self._known = {}
         self.round = None
