@@ -13,6 +13,12 @@ Three tasks share one nursery:
   player its turn limit (plus a grace) and an automatic step ``step_deadline``
   seconds; past that the peer has forfeited.
 
+A person may leave at any time: the player raises :class:`PlayerQuit` from
+``choose`` (or ``accept_rules``, which declines), or, while the peer holds the
+floor, sets its ``quit_requested`` event (see :class:`Leaving`). The runner then
+ends the match with :meth:`MatchSession.quit`, whose goodbye forfeits it, tells
+the peer, and goes into the record like any other entry.
+
 Whatever happens, the record keeps every entry up to the last good one, and a
 finding (a cheat, a broken connection) is written into it as a note.
 """
@@ -21,8 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import trio
 
@@ -33,7 +40,7 @@ from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
 from p2p_koikoi.wire import Ping, Pong, RemoteProtocolError, SignedEntry
 
-__all__ = ["MatchReport", "Player", "run_match"]
+__all__ = ["Leaving", "MatchReport", "Player", "PlayerQuit", "run_match"]
 
 
 class Player(Protocol):
@@ -44,6 +51,18 @@ class Player(Protocol):
     async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction: ...
 
     async def notify(self, events: list[SessionEvent]) -> None: ...
+
+
+class PlayerQuit(Exception):
+    """Raised by a player's ``choose`` or ``accept_rules`` to leave the match; the message says why."""
+
+
+@runtime_checkable
+class Leaving(Protocol):
+    """A player who can ask to leave while the peer holds the floor (a person at the table), by
+    setting this event; the runner watches it and quits the match for them."""
+
+    quit_requested: trio.Event
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +89,7 @@ async def run_match(
 ) -> MatchReport:
     wake_send, wake_receive = trio.open_memory_channel[None](math.inf)
     lost: list[str] = []
+    quit_requested = player.quit_requested if isinstance(player, Leaving) else None
 
     dirty_send, dirty_receive = trio.open_memory_channel[None](math.inf)
 
@@ -169,7 +189,12 @@ async def run_match(
         waiting = session.waiting
         if waiting is Waiting.ACCEPT:
             assert session.rules is not None
-            if await player.accept_rules(session.rules):
+            try:
+                accepted = await player.accept_rules(session.rules)
+            except PlayerQuit as exc:
+                session.decline(str(exc) or "the player left")
+                return
+            if accepted:
                 session.accept()
             else:
                 session.decline("the player declined the rules")
@@ -182,14 +207,34 @@ async def run_match(
         assert session.rules is not None
         context = MatchContext(session.rules, session.seat, points, session.round_number)
         limit = session.turn_limit or math.inf
-        with trio.move_on_after(limit) as scope:
-            action = await player.choose(view, legal, context)
+        try:
+            with trio.move_on_after(limit) as scope:
+                action = await player.choose(view, legal, context)
+        except PlayerQuit as exc:
+            session.quit(str(exc) or "the player left")
+            return
         if scope.cancelled_caught:
             action = legal[0]  # the turn limit passed: the first legal move is played for the player
         session.submit(action)
 
+    async def peer_or_quit() -> None:
+        """Wait for a wake-up from the receiver, or for the player to ask to leave."""
+        if quit_requested is None:
+            await wake_receive.receive()
+            return
+        async with trio.open_nursery() as race:
+
+            async def first(wait: Callable[[], Awaitable[object]]) -> None:
+                await wait()
+                race.cancel_scope.cancel()
+
+            race.start_soon(first, wake_receive.receive)
+            race.start_soon(first, quit_requested.wait)
+
     async def driver() -> None:
         while True:
+            if quit_requested is not None and quit_requested.is_set():
+                session.quit("the player left")
             await flush()
             events = session.take_events()
             if events:
@@ -200,7 +245,7 @@ async def run_match(
             if waiting is Waiting.PEER:
                 patience = _patience(session, step_deadline)
                 with trio.move_on_after(patience) as scope:
-                    await wake_receive.receive()
+                    await peer_or_quit()
                 if scope.cancelled_caught:
                     what = "decide" if session.peer_decides else "take its protocol step"
                     session.peer_vanished(f"the peer did not {what} within {patience:g} s")

@@ -1,0 +1,61 @@
+"""Quitting mid-match: a player leaves from its own turn (``PlayerQuit``) or while the peer thinks
+(``quit_requested``); either way the match ends as a forfeit the peer is told of."""
+
+from __future__ import annotations
+
+import trio
+import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p_koikoi.app.players import BotPlayer
+from p2p_koikoi.bots import RandomAgent
+from p2p_koikoi.bots.base import MatchContext
+from p2p_koikoi.engine import AnyAction, Round, RuleSet, Termination, preset
+from p2p_koikoi.net.framed import FramedChannel
+from p2p_koikoi.net.handshake import greet_as_guest, greet_as_host
+from p2p_koikoi.net.runner import MatchReport, Player, PlayerQuit, run_match
+from p2p_koikoi.session.match_session import MatchSession, SessionEvent
+from p2p_koikoi.wire import public_bytes
+
+
+class QuitsOnItsTurn:
+    async def accept_rules(self, rules: RuleSet) -> bool:
+        return True
+
+    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+        raise PlayerQuit("pressed q")
+
+    async def notify(self, events: list[SessionEvent]) -> None:
+        pass
+
+
+async def pair(host_player: Player, guest_player: Player) -> tuple[MatchReport, MatchReport, MatchSession]:
+    a, b = trio.testing.memory_stream_pair()
+    ca, cb = FramedChannel(a), FramedChannel(b)
+    k0, k1 = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    out: dict[str, object] = {}
+
+    async def host() -> None:
+        greeting = await greet_as_host(ca, public_bytes(k0))
+        session = MatchSession(0, k0, greeting.peer_key, greeting.nonces, rules=preset("lemme"))
+        out["session"] = session
+        out["h"] = await run_match(ca, session, host_player)
+
+    async def guest() -> None:
+        greeting = await greet_as_guest(cb, public_bytes(k1))
+        out["g"] = await run_match(cb, MatchSession(1, k1, greeting.peer_key, greeting.nonces), guest_player)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host)
+        nursery.start_soon(guest)
+    return out["h"], out["g"], out["session"]  # type: ignore[return-value]
+
+
+async def test_quitting_on_our_turn_forfeits_and_tells_the_peer() -> None:
+    ours, theirs, session = await pair(QuitsOnItsTurn(), BotPlayer(RandomAgent(2), 1))
+    assert ours.ended_by == "quit"
+    assert theirs.ended_by == "peer-quit"
+    assert session.match is not None and session.match.outcome is not None
+    assert session.match.outcome.winner == 1
+    assert session.match.outcome.termination is Termination.FORFEIT
+    assert session.chain.entries[-1].entry.kind == "goodbye"
