@@ -213,6 +213,7 @@ class MatchSession:
         self._draws = 0  # dealer draws so far (a tie draws again)
         self._gaji_pending: Play | None = None  # a Gaji play onto a month of three, awaiting hiki / no-hiki
         self._key_out = [False, False]  # which seats released their key for the stock card being drawn
+        self._hiki_declared: set[int] = set()  # months we declared Hiki on this turn
         self._my_result: RoundResult | None = None
         self.outgoing: list[SignedEntry] = []
         self.events: list[SessionEvent] = []
@@ -305,6 +306,67 @@ class MatchSession:
         if self.stage is not Stage.PLAY or rnd is None or self._gaji_pending is not None:
             return False
         return rnd.phase in (Phase.PLAY, Phase.DRAW_CHOICE, Phase.DECISION)
+
+    # ------------------------------------------------------- restore and resume
+
+    @classmethod
+    def restore(
+        cls, seat: int, identity: Ed25519PrivateKey, entries: list[SignedEntry], master_secret: bytes
+    ) -> MatchSession:
+        """Rebuild our side of a match from its record: replay every entry, ours and the peer's.
+
+        Our own entries are written again from the same master secret and the same decisions, and must
+        come out byte for byte as recorded (Ed25519 signatures are deterministic), so a restored match
+        never signs anything differently from what the peer may already hold.
+        """
+        if not entries or entries[0].entry.kind != "match":
+            raise LocalProtocolError("restore", "a record starts with the match entry")
+        rules_text, _fingerprint, keys, nonces, turn_limit, _software = entries[0].entry.body
+        session = cls(
+            seat,
+            identity,
+            keys[1 - seat],
+            (nonces[0], nonces[1]),
+            rules=parse_rules(rules_text) if seat == 0 else None,
+            turn_limit=turn_limit,
+            master_secret=master_secret,
+        )
+        if keys[seat] != public_bytes(identity):
+            raise LocalProtocolError("restore", "this record was not played with our identity key")
+        for signed in entries:
+            session.catch_up(signed)
+        session.take_events()
+        return session
+
+    def catch_up(self, signed: SignedEntry) -> None:
+        """Take the next entry of the chain, whoever wrote it: the peer's is received as usual; ours
+        (from our record, or sent back by the peer after we lost it) is written again and compared."""
+        entry = signed.entry
+        if entry.author == self.peer:
+            self.receive(signed)
+            return
+        signed.verify(self.keys[self.seat])
+        if not self.outgoing:
+            self._decide_as_recorded(entry.kind, entry.body)
+        if not self.outgoing:
+            raise LocalProtocolError("restore-mismatch", f"entry {entry.seq} is ours, but we would not write it now")
+        produced = self.outgoing.pop(0)
+        if produced.data != signed.data:
+            raise LocalProtocolError("restore-mismatch", f"entry {entry.seq} does not come out the same again")
+
+    def _decide_as_recorded(self, kind: str, body: list[Any]) -> None:
+        if kind == "accept":
+            self.accept()
+        elif kind == "decline":
+            self.decline(body[0])
+        elif kind == "move" and self.waiting is Waiting.MOVE:
+            self.submit(Action.parse(body[1]))
+        elif kind == "goodbye" and body[0] == "quit":
+            self.quit(body[1])
+
+    def mark_sent(self, count: int) -> None:
+        """The peer holds our entries below ``count`` already: do not send them again."""
+        self.outgoing = [e for e in self.outgoing if e.entry.seq >= count]
 
     # ----------------------------------------------------------------- receive
 
@@ -463,6 +525,7 @@ class MatchSession:
             fourth = rnd.hands[self.seat] & month_mask(target.month)
             if fourth:
                 card = Card(fourth.bit_length() - 1)
+                self._hiki_declared.add(card.month)
                 show = deal.show([self._position_of(card)])
                 self._write("move", [self.round_number, f"hiki {card.id}", show.send[0].to_bytes(), None])
                 self._gaji_pending = None
@@ -638,7 +701,14 @@ class MatchSession:
             if self._needs_hiki_answer(action, self.peer):
                 if keys is not None:
                     raise RemoteProtocolError("early-key", "a Gaji play onto three must wait for Hiki", blame=self.peer)
-                self._check_legal(action)
+                assert action.target is not None
+                try:
+                    self._check_legal(action)
+                except IllegalActionError as exc:
+                    # Blocked by the fourth card in our hand: the player could not know, so we declare
+                    # Hiki (unless we did already this turn: then it knew).
+                    if exc.rule != "gaji-blocked-by-hiki" or action.target.month in self._hiki_declared:
+                        raise
                 self._gaji_pending = action
                 return
             if keys is None:
@@ -730,6 +800,8 @@ class MatchSession:
         events = rnd.apply(action, seat)
         if events:
             self.events.append(SessionEvent("moves", seat, events=tuple(events)))
+        if isinstance(action, Play):
+            self._hiki_declared.clear()
         self._after_move()
 
     def _after_move(self) -> None:

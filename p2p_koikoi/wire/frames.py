@@ -6,7 +6,9 @@ Every frame body is a msgpack array whose first item names it:
   each side sends; not signed, because the first two entries of the chain sign
   both keys and both nonces;
 - ``["ping", n]`` and ``["pong", n]``: keepalives, outside the chain;
-- ``["entry", entry bytes, signature (64)]``: a signed entry of the chain.
+- ``["entry", entry bytes, signature (64)]``: a signed entry of the chain;
+- ``["resume", version, public key, match id, entries held, head digest, nonce]`` and
+  ``["resume-proof", signature]``: reconnecting to a match in progress (SPEC.md, section 8).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from p2p_koikoi.wire.entry import VERSION, SignedEntry
 from p2p_koikoi.wire.errors import RemoteProtocolError
 from p2p_koikoi.wire.framing import encode_frame
 
-__all__ = ["Frame", "Hello", "Ping", "Pong", "encode", "parse_frame"]
+__all__ = ["Frame", "Hello", "Ping", "Pong", "Resume", "ResumeProof", "encode", "parse_frame"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +41,22 @@ class Pong:
     n: int
 
 
-Frame = Hello | Ping | Pong | SignedEntry
+@dataclass(frozen=True, slots=True)
+class Resume:
+    version: int
+    key: bytes
+    match_id: bytes
+    count: int
+    head: bytes
+    nonce: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeProof:
+    signature: bytes
+
+
+Frame = Hello | Ping | Pong | SignedEntry | Resume | ResumeProof
 
 
 def encode(frame: Frame) -> bytes:
@@ -50,6 +67,10 @@ def encode(frame: Frame) -> bytes:
         body = pack(["ping", frame.n])
     elif isinstance(frame, Pong):
         body = pack(["pong", frame.n])
+    elif isinstance(frame, Resume):
+        body = pack(["resume", frame.version, frame.key, frame.match_id, frame.count, frame.head, frame.nonce])
+    elif isinstance(frame, ResumeProof):
+        body = pack(["resume-proof", frame.signature])
     else:
         body = pack(["entry", frame.data, frame.signature])
     return encode_frame(body)
@@ -82,6 +103,20 @@ def parse_frame(body: bytes) -> Frame:
         if len(args) != 1 or not _small_int(args[0]):
             raise RemoteProtocolError("bad-frame", f"a {name} frame holds one small whole number")
         return Ping(args[0]) if name == "ping" else Pong(args[0])
+    if name == "resume":
+        if len(args) != 6:
+            raise RemoteProtocolError("bad-frame", "a resume frame has 6 fields")
+        version, key, match_id, count, head, nonce = args
+        if version != VERSION or isinstance(version, bool):
+            raise RemoteProtocolError("bad-version", f"the peer resumes with protocol version {version!r}")
+        fields = (key, match_id, head, nonce)
+        if not all(isinstance(f, bytes) and len(f) == 32 for f in fields) or not _small_int(count):
+            raise RemoteProtocolError("bad-frame", "a resume frame's keys, ids and digests are 32 bytes")
+        return Resume(version, key, match_id, count, head, nonce)
+    if name == "resume-proof":
+        if len(args) != 1 or not isinstance(args[0], bytes) or len(args[0]) != 64:
+            raise RemoteProtocolError("bad-frame", "a resume proof is a 64-byte signature")
+        return ResumeProof(args[0])
     if name == "entry":
         if len(args) != 2 or not isinstance(args[0], bytes) or not isinstance(args[1], bytes):
             raise RemoteProtocolError("bad-frame", "an entry frame holds the entry bytes and the signature")
