@@ -29,6 +29,20 @@ class QuitsOnItsTurn:
         pass
 
 
+class CanLeave(BotPlayer):
+    """A quick player whose person may ask to leave at any time."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(RandomAgent(seat + 1), seat)
+        self.quit_requested = trio.Event()
+
+
+class Slow(BotPlayer):
+    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+        await trio.sleep(3600)
+        return legal[0]
+
+
 async def pair(host_player: Player, guest_player: Player) -> tuple[MatchReport, MatchReport, MatchSession]:
     a, b = trio.testing.memory_stream_pair()
     ca, cb = FramedChannel(a), FramedChannel(b)
@@ -59,3 +73,36 @@ async def test_quitting_on_our_turn_forfeits_and_tells_the_peer() -> None:
     assert session.match.outcome.winner == 1
     assert session.match.outcome.termination is Termination.FORFEIT
     assert session.chain.entries[-1].entry.kind == "goodbye"
+
+
+async def leave_after(seconds: float, leaving: CanLeave, other: Player) -> tuple[MatchReport, MatchReport]:
+    """Play ``leaving`` against ``other`` (which thinks for an hour on its turns); ``leaving`` asks to
+    leave after ``seconds``, when the other is always the one thinking. Returns (leaving's, other's)."""
+    reports: list[tuple[MatchReport, MatchReport, MatchSession]] = []
+
+    async def play() -> None:
+        players = (leaving, other) if leaving.seat == 0 else (other, leaving)
+        reports.append(await pair(*players))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(play)
+        await trio.sleep(seconds)
+        leaving.quit_requested.set()
+        with trio.fail_after(1):
+            while not reports:
+                await trio.sleep(0.01)
+    host, guest, _session = reports[0]
+    return (host, guest) if leaving.seat == 0 else (guest, host)
+
+
+async def test_quitting_while_the_peer_thinks_does_not_wait_for_it(autojump_clock: trio.testing.MockClock) -> None:
+    ours, theirs = await leave_after(30, CanLeave(0), Slow(RandomAgent(2), 1))
+    assert ours.ended_by == "quit"
+    assert theirs.ended_by == "peer-quit"
+
+
+async def test_a_decision_is_called_off_when_the_peer_leaves(autojump_clock: trio.testing.MockClock) -> None:
+    """The peer quits while our player is thinking: our run ends at once, not after an hour's move."""
+    theirs, ours = await leave_after(30, CanLeave(1), Slow(RandomAgent(1), 0))
+    assert theirs.ended_by == "quit"
+    assert ours.ended_by == "peer-quit"

@@ -11,7 +11,9 @@ Three tasks share one nursery:
   and asks it for a decision when the session waits for one (within the turn
   limit, if the match has one). Waiting for the peer, it allows the peer's
   player its turn limit (plus a grace) and an automatic step ``step_deadline``
-  seconds; past that the peer has forfeited.
+  seconds; past that the peer has forfeited. If the match ends while the
+  player decides (the peer left, or the connection broke), the decision is
+  called off, so a person is told at once instead of after their move.
 
 A person may leave at any time: the player raises :class:`PlayerQuit` from
 ``choose`` (or ``accept_rules``, which declines), or, while the peer holds the
@@ -90,6 +92,14 @@ async def run_match(
     wake_send, wake_receive = trio.open_memory_channel[None](math.inf)
     lost: list[str] = []
     quit_requested = player.quit_requested if isinstance(player, Leaving) else None
+    choosing: list[trio.CancelScope] = []  # the player's decision in progress, if any
+
+    def wake() -> None:
+        """Tell the driver the session moved; if the match ended under a decision, call the decision off."""
+        wake_send.send_nowait(None)
+        if session.waiting is Waiting.DONE:
+            for scope in choosing:
+                scope.cancel()
 
     dirty_send, dirty_receive = trio.open_memory_channel[None](math.inf)
 
@@ -120,17 +130,17 @@ async def run_match(
             except ConnectionLost as exc:
                 lost.append(str(exc))
                 session.peer_vanished(str(exc))
-                wake_send.send_nowait(None)
+                wake()
                 return
             except RemoteProtocolError as exc:
                 _note_failure(exc, b"")
-                wake_send.send_nowait(None)
+                wake()
                 return
             if frame is None:
                 if session.waiting is not Waiting.DONE:
                     lost.append("the peer closed the connection")
                     session.peer_vanished("the peer closed the connection")
-                wake_send.send_nowait(None)
+                wake()
                 return
             if isinstance(frame, Ping):
                 with contextlib.suppress(ConnectionLost):
@@ -140,7 +150,7 @@ async def run_match(
                 continue
             if not isinstance(frame, SignedEntry):
                 _note_failure(RemoteProtocolError("bad-frame", "a second hello in the match"), b"")
-                wake_send.send_nowait(None)
+                wake()
                 return
             if session.waiting is Waiting.DONE:
                 return
@@ -152,10 +162,10 @@ async def run_match(
                     record.note(exc.reason, exc.blame, str(exc), frame.data + frame.signature)
                 elif record is not None:
                     record.note(exc.reason, exc.blame, str(exc))
-                wake_send.send_nowait(None)
+                wake()
                 return
             sync_record()
-            wake_send.send_nowait(None)
+            wake()
 
     def _note_failure(exc: RemoteProtocolError, evidence: bytes) -> None:
         if session.failure is None and session.waiting is not Waiting.DONE:
@@ -189,11 +199,18 @@ async def run_match(
         waiting = session.waiting
         if waiting is Waiting.ACCEPT:
             assert session.rules is not None
-            try:
-                accepted = await player.accept_rules(session.rules)
-            except PlayerQuit as exc:
-                session.decline(str(exc) or "the player left")
-                return
+            accepted = False
+            with trio.CancelScope() as asking:
+                choosing.append(asking)
+                try:
+                    accepted = await player.accept_rules(session.rules)
+                except PlayerQuit as exc:
+                    session.decline(str(exc) or "the player left")
+                    return
+                finally:
+                    choosing.remove(asking)
+            if session.waiting is not Waiting.ACCEPT:
+                return  # the host left while the player read the rules
             if accepted:
                 session.accept()
             else:
@@ -207,15 +224,19 @@ async def run_match(
         assert session.rules is not None
         context = MatchContext(session.rules, session.seat, points, session.round_number)
         limit = session.turn_limit or math.inf
-        try:
-            with trio.move_on_after(limit) as scope:
-                action = await player.choose(view, legal, context)
-        except PlayerQuit as exc:
-            session.quit(str(exc) or "the player left")
-            return
-        if scope.cancelled_caught:
-            action = legal[0]  # the turn limit passed: the first legal move is played for the player
-        session.submit(action)
+        action = legal[0]  # played for the player if the turn limit passes
+        with trio.CancelScope() as asking:
+            choosing.append(asking)
+            try:
+                with trio.move_on_after(limit):
+                    action = await player.choose(view, legal, context)
+            except PlayerQuit as exc:
+                session.quit(str(exc) or "the player left")
+                return
+            finally:
+                choosing.remove(asking)
+        if session.waiting is Waiting.MOVE:  # not if the match ended while the player chose
+            session.submit(action)
 
     async def peer_or_quit() -> None:
         """Wait for a wake-up from the receiver, or for the player to ask to leave."""
