@@ -88,9 +88,19 @@ async def run_match(
     keepalive: float = 5.0,
     dead_after: float = 20.0,
     step_deadline: float = 60.0,
+    reconnect: bool = False,
 ) -> MatchReport:
+    """Play until the match ends, or, with ``reconnect``, until the connection is lost: then the
+    report says ``disconnected`` and the session is left as it was, to be resumed."""
     wake_send, wake_receive = trio.open_memory_channel[None](math.inf)
     lost: list[str] = []
+
+    def connection_lost(text: str) -> None:
+        lost.append(text)
+        if not reconnect:
+            session.peer_vanished(text)
+        wake()
+
     quit_requested = player.quit_requested if isinstance(player, Leaving) else None
     choosing: list[trio.CancelScope] = []  # the player's decision in progress, if any
 
@@ -128,9 +138,7 @@ async def run_match(
             try:
                 frame = await channel.receive(idle=dead_after)
             except ConnectionLost as exc:
-                lost.append(str(exc))
-                session.peer_vanished(str(exc))
-                wake()
+                connection_lost(str(exc))
                 return
             except RemoteProtocolError as exc:
                 _note_failure(exc, b"")
@@ -138,9 +146,9 @@ async def run_match(
                 return
             if frame is None:
                 if session.waiting is not Waiting.DONE:
-                    lost.append("the peer closed the connection")
-                    session.peer_vanished("the peer closed the connection")
-                wake()
+                    connection_lost("the peer closed the connection")
+                else:
+                    wake()
                 return
             if isinstance(frame, Ping):
                 with contextlib.suppress(ConnectionLost):
@@ -191,8 +199,7 @@ async def run_match(
             try:
                 await channel.send(signed)
             except ConnectionLost as exc:
-                lost.append(str(exc))
-                session.peer_vanished(str(exc))
+                connection_lost(str(exc))
                 return
 
     async def decide() -> None:
@@ -261,7 +268,7 @@ async def run_match(
             if events:
                 await player.notify(events)
             waiting = session.waiting
-            if waiting is Waiting.DONE:
+            if waiting is Waiting.DONE or (lost and reconnect):
                 return
             if waiting is Waiting.PEER:
                 patience = _patience(session, step_deadline)
@@ -294,8 +301,9 @@ async def run_match(
     await channel.close()
     failure = session.failure
     text = str(failure) if failure else session.end_text or (lost[0] if lost else "")
+    disconnected = bool(lost) and reconnect and session.waiting is not Waiting.DONE
     return MatchReport(
-        ended_by=session.ended_by or "unknown",
+        ended_by="disconnected" if disconnected else session.ended_by or "unknown",
         failure=failure,
         text=text,
         bytes_sent=channel.bytes_sent,

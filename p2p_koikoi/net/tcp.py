@@ -19,7 +19,17 @@ from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting, greet_as_guest, greet_as_host
 from p2p_koikoi.wire import RemoteProtocolError
 
-__all__ = ["Address", "Dropped", "Refused", "dial", "listen", "local_addresses", "parse_address"]
+__all__ = [
+    "Address",
+    "Dropped",
+    "Refused",
+    "dial",
+    "dial_raw",
+    "listen",
+    "listen_raw",
+    "local_addresses",
+    "parse_address",
+]
 
 T = TypeVar("T")
 
@@ -84,6 +94,24 @@ async def listen(
     ``admit`` returned. A guest whose greeting or admission fails (``admit`` raises
     :class:`RemoteProtocolError`, :class:`ConnectionLost` or :class:`Refused`) is dropped, and the
     host keeps listening meanwhile."""
+
+    async def greet_then_admit(channel: FramedChannel, peer: str) -> T:
+        greeting = await greet_as_host(channel, key, greeting_deadline)
+        return await admit(channel, greeting, peer)
+
+    return await listen_raw(greet_then_admit, port=port, bind=bind, on_listening=on_listening, on_dropped=on_dropped)
+
+
+async def listen_raw(
+    admit: Callable[[FramedChannel, str], Awaitable[T]],
+    *,
+    port: int,
+    bind: str | None = None,
+    on_listening: Callable[[list[Address]], Awaitable[None]] | None = None,
+    on_dropped: Callable[[Dropped], Awaitable[None]] | None = None,
+) -> tuple[FramedChannel, T]:
+    """:func:`listen` with the whole admission (greeting included) left to ``admit``: a resuming
+    guest starts with ``resume``, not ``hello``."""
     listeners = await trio.open_tcp_listeners(port, host=bind)
     try:
         addresses = [Address(*listener.socket.getsockname()[:2]) for listener in listeners]
@@ -96,8 +124,7 @@ async def listen(
                 peer = _peer_name(stream)
                 channel = FramedChannel(stream)
                 try:
-                    greeting = await greet_as_host(channel, key, greeting_deadline)
-                    admitted = await admit(channel, greeting, peer)
+                    admitted = await admit(channel, peer)
                 except (RemoteProtocolError, ConnectionLost, Refused) as exc:
                     await trio.aclose_forcefully(stream)
                     if on_dropped is not None:
@@ -122,8 +149,8 @@ async def listen(
             await listener.aclose()
 
 
-async def dial(address: Address, key: bytes, *, timeout: float = 15.0) -> tuple[FramedChannel, Greeting]:
-    """Connect (happy eyeballs over every address the name has) and greet the host."""
+async def dial_raw(address: Address, *, timeout: float = 15.0) -> FramedChannel:
+    """Connect (happy eyeballs over every address the name has), without greeting."""
     try:
         with trio.fail_after(timeout):
             stream = await trio.open_tcp_stream(address.host, address.port, happy_eyeballs_delay=0.25)
@@ -131,11 +158,16 @@ async def dial(address: Address, key: bytes, *, timeout: float = 15.0) -> tuple[
         raise ConnectionLost(f"could not reach {address} within {timeout:g} s") from None
     except OSError as exc:
         raise ConnectionLost(f"could not connect to {address}: {exc.strerror or exc}") from None
-    channel = FramedChannel(stream)
+    return FramedChannel(stream)
+
+
+async def dial(address: Address, key: bytes, *, timeout: float = 15.0) -> tuple[FramedChannel, Greeting]:
+    """Connect and greet the host."""
+    channel = await dial_raw(address, timeout=timeout)
     try:
         greeting = await greet_as_guest(channel, key)
     except BaseException:
-        await trio.aclose_forcefully(stream)
+        await trio.aclose_forcefully(channel.stream)
         raise
     return channel, greeting
 
