@@ -12,12 +12,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p_koikoi.app.continuing import Reconnect, play_on
 from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting
 from p2p_koikoi.net.lan import Announcement, LanGame, announce, browse
-from p2p_koikoi.net.runner import MatchReport, Player, run_match
+from p2p_koikoi.net.runner import MatchReport, Player
 from p2p_koikoi.net.tcp import Address, Dropped, Refused, dial, listen, local_addresses
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.writer import RecordWriter, record_name
@@ -77,20 +80,31 @@ class JoinOptions:
 async def _play(
     channel: FramedChannel,
     session: MatchSession,
+    identity: Ed25519PrivateKey,
     player: Player,
     directory: Path,
-    peer_address: str,
+    plan: Reconnect,
     say: Say,
 ) -> tuple[MatchReport, Path | None]:
+    """Play to the end, reconnecting after drops; the record keeps the address to resume with: the one
+    the guest dialled, or ``:PORT`` the host listened on."""
     started = time.time()
 
     def name() -> str:
         rules_name = session.rules.preset if session.rules is not None else "unknown"
         return record_name(started, session.keys, rules_name, session.seat)
 
-    record = RecordWriter(directory, name, seat=session.seat, peer_address=peer_address, software=SOFTWARE)
+    resume_address = str(plan.address) if plan.address is not None else f":{plan.port}"
+    record = RecordWriter(
+        directory,
+        name,
+        seat=session.seat,
+        peer_address=resume_address,
+        software=SOFTWARE,
+        secret=session.master_secret,
+    )
     try:
-        report = await run_match(channel, session, player, record)
+        report = await play_on(channel, session, identity, player, record, plan, say)
     finally:
         record.close()
     return report, record.path
@@ -109,8 +123,11 @@ async def host_match(
 
     announcement: list[Announcement] = []
 
+    listening: list[int] = []
+
     async def on_listening(addresses: list[Address]) -> None:
         port = addresses[0].port
+        listening.append(port)
         say(f"Hosting {options.rules.format()} on port {port}. Your key fingerprint: {ours}")
         shown = local_addresses() or [a.host for a in addresses]
         for host in shown:
@@ -158,7 +175,10 @@ async def host_match(
             await item.close()
     result.peer_fingerprint = fingerprint(session.keys[1])
     say(f"Guest {peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
-    result.report, result.record = await _play(channel, session, player_for(0), replay_dir(options.replay_dir), "", say)
+    plan = Reconnect(0, port=listening[0], bind=options.bind)
+    result.report, result.record = await _play(
+        channel, session, identity, player_for(0), replay_dir(options.replay_dir), plan, say
+    )
     return result
 
 
@@ -177,8 +197,9 @@ async def join_match(
     result.peer_fingerprint = fingerprint(greeting.peer_key)
     say(f"Connected to {options.address} (fingerprint {result.peer_fingerprint}).")
     session = MatchSession(1, identity, greeting.peer_key, greeting.nonces)
+    plan = Reconnect(1, address=options.address)
     result.report, result.record = await _play(
-        channel, session, player_for(1), replay_dir(options.replay_dir), str(options.address), say
+        channel, session, identity, player_for(1), replay_dir(options.replay_dir), plan, say
     )
     return result
 

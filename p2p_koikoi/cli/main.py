@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from p2p_koikoi.cli import arena_cmd, host_cmd, id_cmd, join_cmd, play_cmd, rules_cmd, score_cmd
+from p2p_koikoi.cli import arena_cmd, host_cmd, id_cmd, join_cmd, play_cmd, resume_cmd, rules_cmd, score_cmd
 
 app = typer.Typer(
     name="koikoi",
@@ -19,6 +19,7 @@ app.command("score")(score_cmd.score)
 app.command("host")(host_cmd.host)
 app.command("join")(join_cmd.join)
 app.command("id")(id_cmd.id_)
+app.command("resume")(resume_cmd.resume)
 app.command("arena")(arena_cmd.arena)
 
 

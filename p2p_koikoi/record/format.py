@@ -20,5 +20,23 @@ record is incomplete.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 FORMAT_VERSION = 1
 SUFFIX = ".koikoi"
+
+
+def whole_frames_length(data: bytes) -> int:
+    """How many leading bytes of ``data`` are whole frames (a crash may leave half a frame at the end)."""
+    position = 0
+    while position + 4 <= len(data):
+        length = int.from_bytes(data[position : position + 4], "big")
+        if length == 0 or position + 4 + length > len(data):
+            break
+        position += 4 + length
+    return position
+
+
+def secret_path(record: Path) -> Path:
+    """Where our master secret of a match in progress is kept, beside our record (mode 0600)."""
+    return record.with_name(record.name + ".secret")

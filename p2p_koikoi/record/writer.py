@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from p2p_koikoi.record.format import FORMAT_VERSION, SUFFIX
+from p2p_koikoi.record.format import FORMAT_VERSION, SUFFIX, secret_path, whole_frames_length
 from p2p_koikoi.record.identity_names import short_fingerprint
 from p2p_koikoi.wire import SignedEntry, encode_frame
 from p2p_koikoi.wire.codec import pack
@@ -33,13 +33,21 @@ class RecordWriter:
     """
 
     def __init__(
-        self, directory: Path, name: Callable[[], str], *, seat: int, peer_address: str = "", software: str = ""
+        self,
+        directory: Path,
+        name: Callable[[], str],
+        *,
+        seat: int,
+        peer_address: str = "",
+        software: str = "",
+        secret: bytes | None = None,
     ) -> None:
         self.directory = directory
         self._name = name
         self.path: Path | None = None
         self._file: BinaryIO | None = None
         self._header = ["record", FORMAT_VERSION, seat, peer_address, int(time.time()), software]
+        self._secret = secret
         self.written = 0
         self._dirty = False
 
@@ -49,6 +57,8 @@ class RecordWriter:
             self.path = self.directory / self._name()
             self._file = open(self.path, "xb")  # noqa: SIM115 - kept open for the whole match
             self._file.write(encode_frame(pack(self._header)))
+            if self._secret is not None:
+                write_secret(secret_path(self.path), self._secret)
         return self._file
 
     def _frame(self, value: list[object]) -> None:
@@ -73,7 +83,35 @@ class RecordWriter:
         self._frame(["note", reason[:60], -1 if blame is None else blame, text[:400], evidence[:60_000]])
         self.commit()
 
+    @classmethod
+    def reopen(cls, path: Path, entries: int, *, secret: bytes | None = None) -> RecordWriter:
+        """Append to an existing record that holds ``entries`` entries, after cutting off any half
+        frame a crash left at its end."""
+        data = path.read_bytes()
+        keep = whole_frames_length(data)
+        writer = cls(path.parent, lambda: path.name, seat=0)
+        writer.path = path
+        writer._file = open(path, "r+b")  # noqa: SIM115 - kept open for the whole match
+        writer._file.truncate(keep)
+        writer._file.seek(keep)
+        writer._secret = secret
+        writer.written = entries
+        return writer
+
+    def forget_secret(self) -> None:
+        """The match is over: the master secret is of no more use, so it goes."""
+        if self.path is not None:
+            secret_path(self.path).unlink(missing_ok=True)
+
     def close(self) -> None:
         if self._file is not None and not self._file.closed:
             self.commit()
             self._file.close()
+
+
+def write_secret(path: Path, secret: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(secret)
+        out.flush()
+        os.fsync(out.fileno())

@@ -1,0 +1,65 @@
+"""``koikoi resume FILE [ADDRESS] [--bot NAME]``: take a match up again from our record."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from p2p_koikoi.cli.common import fail, one_line_errors
+from p2p_koikoi.cli.netopts import BotOption, QuietOption, SeedOption, print_result
+
+if TYPE_CHECKING:
+    from p2p_koikoi.net.runner import Player
+
+
+@one_line_errors
+def resume(
+    file: Annotated[Path, typer.Argument(help="Our record of the match (as `koikoi host/join` saved it).")],
+    address: Annotated[
+        str | None, typer.Argument(metavar="[ADDRESS]", help="The host's address if it changed (guest); a port (host).")
+    ] = None,
+    bot: BotOption = None,
+    seed: SeedOption = None,
+    grace: Annotated[float, typer.Option(help="Seconds to wait for the opponent to come back.")] = 60.0,
+    quiet: QuietOption = False,
+) -> None:
+    """Resume a match after a crash or a dropped connection: reconnect and play on."""
+    import trio
+
+    from p2p_koikoi.app.plain_player import PlainPlayer, stderr_write
+    from p2p_koikoi.app.players import BotPlayer
+    from p2p_koikoi.app.resume import ResumeError, resume_match
+    from p2p_koikoi.bots.registry import UnknownBotError, make_agent
+    from p2p_koikoi.net.framed import ConnectionLost
+    from p2p_koikoi.net.tcp import parse_address
+    from p2p_koikoi.record.reader import RecordError
+    from p2p_koikoi.wire import RemoteProtocolError
+
+    say = (lambda line: None) if quiet else stderr_write
+    try:
+        agent = make_agent(bot, seed if seed is not None else random.randrange(2**31)) if bot else None
+        target = None
+        if address is not None:
+            target = parse_address(f"localhost:{address}" if address.isdigit() else address)
+    except (UnknownBotError, ValueError) as exc:
+        raise fail(str(exc)) from None
+
+    def player_for(seat: int) -> Player:
+        if agent is not None:
+            return BotPlayer(agent, seat, None if quiet else say)
+        return PlainPlayer(seat, write=say)
+
+    try:
+        result = trio.run(lambda: resume_match(file, target, player_for, say, grace=grace))
+    except (ResumeError, RecordError) as exc:
+        raise fail(str(exc)) from None
+    except ConnectionLost as exc:
+        raise fail(str(exc), 1) from None
+    except RemoteProtocolError as exc:
+        raise fail(f"the opponent broke the protocol while resuming: {exc}", 1) from None
+    except KeyboardInterrupt:
+        raise fail("interrupted", 130) from None
+    raise typer.Exit(print_result(result))
