@@ -375,11 +375,15 @@ class MatchSession:
         if self.stage is Stage.OVER:
             raise RemoteProtocolError("after-end", "the peer wrote after the match ended", blame=self.peer)
         entry = signed.entry
-        if entry.kind == "goodbye" and entry.author == self.peer:
-            self._receive_goodbye(signed)
-            return
         try:
-            self.chain.append_remote(signed, self._floor())
+            if entry.kind == "goodbye" and entry.author == self.peer:
+                self._receive_goodbye(signed)
+                return
+            try:
+                self.chain.append_remote(signed, self._floor())
+            except RemoteProtocolError as exc:
+                # The peer sent it, whatever author it names (our own entry sent back, an entry in our name).
+                raise RemoteProtocolError(exc.reason, str(exc), blame=self.peer) from None
             if entry.state != self._state_hash():
                 raise RemoteProtocolError(
                     "desync", f"entry {entry.seq}: the peer's view of the game differs from ours", blame=self.peer
