@@ -1,38 +1,132 @@
-"""Reading a record file: the header, the signed entries, and the writer's notes.
+"""Reading a record file: one reader, many visitors (as python-chess reads game records).
 
-The reader trusts nothing: each frame is size-checked before it is buffered,
-decoded as canonical msgpack and shape-checked; a file cut short (a crash
-while writing) reads up to its last whole frame and is marked incomplete.
+:func:`visit_record` walks the frames of a record (``format.py`` describes them)
+and tells a :class:`RecordVisitor` what it finds, in file order: the header,
+each signed entry, each note, and how the file ended. Every tool that reads
+records is a visitor of this one reader:
+
+- :class:`RecordBuilder` keeps everything as a :class:`Record` (what
+  :func:`read_record` returns); :meth:`Record.accept` tells a kept record to
+  another visitor, so a file is parsed once and walked as often as needed;
+- the referee (``referee.py``) checks every entry, and in turn tells the match
+  to the exporter, the replay and the verifier's summary.
+
+The reader trusts nothing: each frame's length is checked before its body is
+taken, every body is decoded as canonical msgpack and shape-checked. A file
+cut short (a crash while writing) is read up to its last whole frame and ends
+``truncated``; a frame that is whole but does not parse ends the reading as
+``corrupt``, since nothing after it can be placed in the chain. Only a file
+that is not a record at all (no header, unreadable, empty) raises
+:class:`RecordError`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from p2p_koikoi.record.format import FORMAT_VERSION
-from p2p_koikoi.wire import FrameDecoder, RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire import MAX_FRAME, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.codec import unpack
 
-__all__ = ["Note", "Record", "RecordError", "read_record"]
+__all__ = [
+    "MAX_RECORD",
+    "Ending",
+    "Header",
+    "Note",
+    "Record",
+    "RecordBuilder",
+    "RecordError",
+    "RecordVisitor",
+    "UnreadableEntry",
+    "read_record",
+    "read_record_bytes",
+    "visit_record",
+    "visit_record_bytes",
+]
 
 MAX_RECORD = 64 * 1024 * 1024
+_LENGTH = 4
+T = TypeVar("T")
 
 
 class RecordError(Exception):
-    """The file is not a readable record (not what a damaged one is: see :attr:`Record.complete`)."""
+    """The file is not a readable record (not what a damaged one is: see :class:`Ending`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """The first frame: whose copy this is. Not signed, so nothing in it is trusted."""
+
+    writer_seat: int
+    peer_address: str
+    created: int
+    software: str
 
 
 @dataclass(frozen=True, slots=True)
 class Note:
+    """The writer's finding when the match ended badly, with the offending bytes when they
+    could not join the chain (``evidence``: entry bytes followed by the 64-byte signature)."""
+
     reason: str
     blame: int | None
     text: str
     evidence: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class UnreadableEntry:
+    """An entry frame whose entry bytes do not parse: kept raw, so a verifier can still ask whose
+    signature they carry."""
+
+    index: int
+    data: bytes
+    signature: bytes
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How the file ended: ``complete``, ``truncated`` (inside a frame: a crash while writing), or
+    ``corrupt`` (a whole frame that does not parse). ``entries`` counts the entries read before."""
+
+    kind: str
+    entries: int
+    problem: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return self.kind == "complete"
+
+
+class RecordVisitor(Generic[T]):
+    """Receives a record's frames in file order; :meth:`result` is what the walk returns."""
+
+    def begin_record(self, header: Header) -> None:
+        """The header was read."""
+
+    def visit_entry(self, index: int, signed: SignedEntry) -> None:
+        """Entry ``index`` of the file (counting entry frames from 0), parsed but unchecked."""
+
+    def visit_unreadable_entry(self, unreadable: UnreadableEntry) -> None:
+        """An entry frame whose entry bytes do not parse; the reading stops after it."""
+
+    def visit_note(self, note: Note) -> None:
+        """A note of the writer."""
+
+    def end_record(self, ending: Ending) -> None:
+        """The reading is over."""
+
+    def result(self) -> T:
+        raise NotImplementedError
+
+
 @dataclass
 class Record:
+    """Everything in a record file, in order."""
+
     path: Path
     writer_seat: int
     peer_address: str
@@ -40,73 +134,186 @@ class Record:
     software: str
     entries: list[SignedEntry] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
-    complete: bool = True
-    problem: str = ""  # why reading stopped early, when it did
+    items: list[SignedEntry | Note] = field(default_factory=list)  # entries and notes in file order
+    unreadable: UnreadableEntry | None = None
+    ending: Ending = field(default_factory=lambda: Ending("complete", 0))
+
+    @property
+    def header(self) -> Header:
+        return Header(self.writer_seat, self.peer_address, self.created, self.software)
+
+    @property
+    def complete(self) -> bool:
+        """True when the file ends on a frame boundary after frames that all parse."""
+        return self.ending.complete
+
+    @property
+    def problem(self) -> str:
+        """Why the reading stopped early, when it did."""
+        return self.ending.problem
+
+    def accept(self, visitor: RecordVisitor[T]) -> T:
+        """Tell this record to ``visitor``, as :func:`visit_record` would from the file."""
+        visitor.begin_record(self.header)
+        index = 0
+        for item in self.items:
+            if isinstance(item, Note):
+                visitor.visit_note(item)
+            else:
+                visitor.visit_entry(index, item)
+                index += 1
+        if self.unreadable is not None:
+            visitor.visit_unreadable_entry(self.unreadable)
+        visitor.end_record(self.ending)
+        return visitor.result()
+
+
+class RecordBuilder(RecordVisitor[Record]):
+    """Keeps a whole record in memory."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.record: Record | None = None
+
+    def begin_record(self, header: Header) -> None:
+        self.record = Record(self.path, header.writer_seat, header.peer_address, header.created, header.software)
+
+    def _kept(self) -> Record:
+        assert self.record is not None, "begin_record comes first"
+        return self.record
+
+    def visit_entry(self, index: int, signed: SignedEntry) -> None:
+        record = self._kept()
+        record.entries.append(signed)
+        record.items.append(signed)
+
+    def visit_unreadable_entry(self, unreadable: UnreadableEntry) -> None:
+        self._kept().unreadable = unreadable
+
+    def visit_note(self, note: Note) -> None:
+        record = self._kept()
+        record.notes.append(note)
+        record.items.append(note)
+
+    def end_record(self, ending: Ending) -> None:
+        self._kept().ending = ending
+
+    def result(self) -> Record:
+        return self._kept()
 
 
 def read_record(path: Path) -> Record:
+    """The whole record at ``path``; raises :class:`RecordError` if it is not a record at all."""
+    return visit_record(path, RecordBuilder(path))
+
+
+def read_record_bytes(data: bytes, path: Path = Path("<bytes>")) -> Record:
+    return visit_record_bytes(data, RecordBuilder(path), str(path))
+
+
+def visit_record(path: Path, visitor: RecordVisitor[T]) -> T:
+    """Walk the record at ``path`` with ``visitor`` and return its result."""
     try:
         size = path.stat().st_size
         if size > MAX_RECORD:
             raise RecordError(f"{path} is {size} bytes; a record is at most {MAX_RECORD}")
+        if path.is_dir():
+            raise RecordError(f"{path} is a directory, not a record")
         data = path.read_bytes()
     except OSError as exc:
         raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
-    decoder = FrameDecoder()
-    try:
-        decoder.receive_data(data)
-        decoder.receive_data(b"")
-        first = decoder.next_frame()
-    except RemoteProtocolError as exc:
-        raise RecordError(f"{path} is not a match record: {exc}") from None
-    if first is None:
-        raise RecordError(f"{path} is empty")
-    header = _header(path, first)
-    while True:
-        try:
-            body = decoder.next_frame()
-        except RemoteProtocolError as exc:
-            header.complete = False
-            header.problem = f"the file ends inside a frame ({exc})"
-            break
+    return visit_record_bytes(data, visitor, str(path))
+
+
+def visit_record_bytes(data: bytes, visitor: RecordVisitor[T], name: str = "the record") -> T:
+    """Walk a record held in memory."""
+    if not data:
+        raise RecordError(f"{name} is empty")
+    frames = _Frames(data)
+    first = frames.next()
+    if not isinstance(first, bytes):
+        why = first.problem if first is not None else "no frame"
+        raise RecordError(f"{name} is not a match record: {why}")
+    visitor.begin_record(_header(name, first))
+    entries = 0
+    ending: Ending | None = None
+    while ending is None:
+        body = frames.next()
         if body is None:
-            break
-        try:
-            _frame(header, body)
-        except RemoteProtocolError as exc:
-            header.complete = False
-            header.problem = f"frame {len(header.entries) + len(header.notes) + 2} is unreadable: {exc}"
-            break
-    return header
+            ending = Ending("complete", entries)
+        elif isinstance(body, Ending):
+            ending = Ending(body.kind, entries, body.problem)
+        else:
+            try:
+                entries, ending = _frame(visitor, body, entries, frames.count)
+            except RemoteProtocolError as exc:
+                ending = Ending("corrupt", entries, f"frame {frames.count} does not parse: {exc}")
+    visitor.end_record(ending)
+    return visitor.result()
 
 
-def _header(path: Path, body: bytes) -> Record:
+class _Frames:
+    """The frames of a byte string, with the wire's framing (a 4-byte big-endian length, then the body)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.offset = 0
+        self.count = 0  # frames taken so far; frame 1 is the header
+
+    def next(self) -> bytes | Ending | None:
+        """The next frame's body, ``None`` at the end, or an :class:`Ending` saying why no frame follows."""
+        data, offset = self.data, self.offset
+        if offset == len(data):
+            return None
+        number = self.count + 1
+        if len(data) - offset < _LENGTH:
+            return Ending("truncated", 0, f"the file ends inside the length of frame {number}")
+        length = int.from_bytes(data[offset : offset + _LENGTH], "big")
+        if not 0 < length <= MAX_FRAME:
+            return Ending("corrupt", 0, f"frame {number} announces {length} bytes (a frame holds 1 to {MAX_FRAME})")
+        end = offset + _LENGTH + length
+        if end > len(data):
+            have = len(data) - offset - _LENGTH
+            return Ending("truncated", 0, f"the file ends inside frame {number} ({have} of its {length} bytes)")
+        self.offset = end
+        self.count = number
+        return data[offset + _LENGTH : end]
+
+
+def _header(name: str, body: bytes) -> Header:
     try:
         value = unpack(body, "record header")
     except RemoteProtocolError as exc:
-        raise RecordError(f"{path} is not a match record: {exc}") from None
+        raise RecordError(f"{name} is not a match record: {exc}") from None
     if not (isinstance(value, list) and len(value) == 6 and value[0] == "record"):
-        raise RecordError(f"{path} is not a match record (no record header)")
+        raise RecordError(f"{name} is not a match record (no record header)")
     _, version, seat, address, created, software = value
     if version != FORMAT_VERSION:
-        raise RecordError(f"{path} is a version {version} record; this program reads version {FORMAT_VERSION}")
+        raise RecordError(f"{name} is a version {version!r} record; this program reads version {FORMAT_VERSION}")
     if seat not in (0, 1) or not isinstance(address, str) or not isinstance(created, int):
-        raise RecordError(f"{path} has a malformed record header")
-    return Record(path, seat, address, created, str(software))
+        raise RecordError(f"{name} has a malformed record header")
+    return Header(seat, address, created, str(software))
 
 
-def _frame(record: Record, body: bytes) -> None:
+def _frame(visitor: RecordVisitor[T], body: bytes, entries: int, number: int) -> tuple[int, Ending | None]:
+    """Tell one frame to the visitor; returns the entries read so far, and an ending if this frame ends it."""
     value = unpack(body, "record frame")
     if not isinstance(value, list) or not value:
         raise RemoteProtocolError("bad-frame", "a record frame is a non-empty array")
     if value[0] == "entry" and len(value) == 3 and isinstance(value[1], bytes) and isinstance(value[2], bytes):
-        record.entries.append(SignedEntry.parse(value[1], value[2]))
-    elif value[0] == "note" and len(value) == 5:
+        try:
+            signed = SignedEntry.parse(value[1], value[2])
+        except RemoteProtocolError as exc:
+            visitor.visit_unreadable_entry(UnreadableEntry(entries, value[1], value[2], f"{exc.reason}: {exc}"))
+            return entries, Ending("corrupt", entries, f"entry {entries} (frame {number}) does not parse: {exc}")
+        visitor.visit_entry(entries, signed)
+        return entries + 1, None
+    if value[0] == "note" and len(value) == 5:
         _, reason, blame, text, evidence = value
         if not (
             isinstance(reason, str) and blame in (-1, 0, 1) and isinstance(text, str) and isinstance(evidence, bytes)
         ):
             raise RemoteProtocolError("bad-frame", "a malformed note")
-        record.notes.append(Note(reason, None if blame == -1 else blame, text, evidence))
-    else:
-        raise RemoteProtocolError("bad-frame", f"unknown record frame {str(value[0])[:20]!r}")
+        visitor.visit_note(Note(reason, None if blame == -1 else blame, text, evidence))
+        return entries, None
+    raise RemoteProtocolError("bad-frame", f"unknown record frame {str(value[0])[:20]!r}")

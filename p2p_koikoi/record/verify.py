@@ -1,0 +1,365 @@
+"""``koikoi verify`` as a library: audit a record (or a transcript) and say what it proves.
+
+:func:`walk_record` is the one walk every reader of a record takes: audit the
+deals ahead (``audits.py``), then tell the record to a
+:class:`~p2p_koikoi.record.referee.Referee`, which checks every entry and tells
+the match to whatever :class:`~p2p_koikoi.record.events.MatchVisitor` the caller
+brings (the exporter, the replay). It returns a :class:`VerifyReport`: the
+verdict, the first failure (entry, reason, who is to blame), how the match
+ended, every round's count, and what the writer's own notes say next to it.
+
+Verdicts:
+
+- ``verified``: every entry checks out and the match reached its end (played
+  out, declined, or left by a player: the ending says who);
+- ``consistent``: a transcript whose moves are legal and whose counts are
+  right; it carries no signatures, so nothing is proved about who played it;
+- ``failed``: the first thing wrong, named;
+- ``disputed``: a player ended the match accusing the other, and the record
+  holds nothing a third party can check the accusation against (it would take
+  the accuser's secret);
+- ``incomplete``: everything present checks out, but the record stops before
+  the match ended (a crash, a lost connection): it says where, and whose turn
+  it was.
+
+A record ended by a cheat carries the honest player's ``goodbye`` and note; the
+verifier reaches its own finding from the entries (or from the offending bytes
+the note kept, when they never joined the chain) and says whether it agrees.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from p2p_koikoi.record.audits import Mapper, audit_deals
+from p2p_koikoi.record.events import FirstDealerChoice, MatchEnd, MatchFanout, MatchInfo, MatchVisitor, PlayedRound
+from p2p_koikoi.record.findings import Finding, Rejected
+from p2p_koikoi.record.identity_names import short_fingerprint
+from p2p_koikoi.record.reader import Ending, Header, Note, Record, RecordVisitor, UnreadableEntry
+from p2p_koikoi.record.referee import Accusation, Referee
+from p2p_koikoi.record.watch import AuditedDeal
+from p2p_koikoi.wire import SIGN_DOMAIN, RemoteProtocolError, SignedEntry
+
+__all__ = ["EXIT_CODES", "NoteCheck", "RoundSummary", "VerifyReport", "walk_record"]
+
+EXIT_CODES = {"verified": 0, "consistent": 0, "failed": 1, "disputed": 1, "incomplete": 1, "unreadable": 2}
+_NAME = re.compile(r"^\d{8}-\d{6}-(?P<fp0>[0-9a-f]{8})-(?P<fp1>[0-9a-f]{8})-(?P<rules>[a-z]+)-(?P<whose>host|guest)\.")
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSummary:
+    """One deal as counted: the numbers both seats signed (or a transcript states)."""
+
+    number: int
+    redeal: int
+    dealer: int
+    outcome: str
+    winner: int | None
+    payment: int
+    points: tuple[int, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "round": self.number,
+            "redeal": self.redeal,
+            "dealer": self.dealer,
+            "outcome": self.outcome,
+            "winner": self.winner,
+            "payment": self.payment,
+            "points": list(self.points),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NoteCheck:
+    """A note of the writer next to the verifier's own finding: ``agrees`` is None when there is
+    nothing to compare (a note about the connection, which the record cannot show)."""
+
+    note: Note
+    agrees: bool | None
+    comment: str
+
+    def to_json(self) -> dict[str, Any]:
+        note = self.note
+        return {
+            "reason": note.reason,
+            "blame": note.blame,
+            "text": note.text,
+            "evidence_bytes": len(note.evidence),
+            "agrees": self.agrees,
+            "comment": self.comment,
+        }
+
+
+@dataclass
+class VerifyReport:
+    """What checking one file found."""
+
+    path: str
+    kind: str  # "record" or "transcript"
+    verdict: str
+    entries: int = 0
+    complete: bool = True
+    rules: str | None = None
+    match_id: bytes | None = None
+    keys: tuple[bytes | None, bytes | None] = (None, None)
+    writer_seat: int | None = None
+    finding: Finding | None = None
+    ending: MatchEnd | None = None
+    first_dealer: FirstDealerChoice | None = None
+    rounds: list[RoundSummary] = field(default_factory=list)
+    notes: list[NoteCheck] = field(default_factory=list)
+    next_writer: int | None = None
+    problem: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    def to_json(self) -> dict[str, Any]:
+        end = self.ending
+        outcome = end.outcome if end is not None else None
+        return {
+            "file": self.path,
+            "kind": self.kind,
+            "verdict": self.verdict,
+            "ok": self.ok,
+            "signed": self.kind == "record",
+            "entries": self.entries,
+            "complete": self.complete,
+            "rules": self.rules,
+            "match_id": self.match_id.hex() if self.match_id is not None else None,
+            "players": [
+                {
+                    "seat": seat,
+                    "key": key.hex() if key else None,
+                    "fingerprint": short_fingerprint(key) if key else None,
+                }
+                for seat, key in enumerate(self.keys)
+            ],
+            "writer_seat": self.writer_seat,
+            "failure": self.finding.to_json() if self.finding is not None else None,
+            "ending": None if end is None else {"how": end.how, "seat": end.seat, "text": end.text},
+            "outcome": None
+            if outcome is None
+            else {"winner": outcome.winner, "points": list(outcome.points), "termination": outcome.termination.value},
+            "first_dealer": None
+            if self.first_dealer is None
+            else {"seat": self.first_dealer.seat, "by": self.first_dealer.method},
+            "rounds": [r.to_json() for r in self.rounds],
+            "notes": [n.to_json() for n in self.notes],
+            "next_writer": self.next_writer,
+            "problem": self.problem,
+            "warnings": self.warnings,
+        }
+
+
+def _player(seat: int, key: bytes | None) -> dict[str, Any]:
+    return {"seat": seat, "key": key.hex() if key else None, "fingerprint": short_fingerprint(key) if key else None}
+
+
+class MatchSummary(MatchVisitor):
+    """Keeps what a report says about the match: its info, the first dealer, the counts, the end."""
+
+    def __init__(self) -> None:
+        self.info: MatchInfo | None = None
+        self.first: FirstDealerChoice | None = None
+        self.rounds: list[RoundSummary] = []
+        self.end: MatchEnd | None = None
+
+    def begin_match(self, info: MatchInfo) -> None:
+        self.info = info
+
+    def first_dealer(self, choice: FirstDealerChoice) -> None:
+        self.first = choice
+
+    def round_played(self, played: PlayedRound) -> None:
+        result = played.result
+        if result is None:
+            return
+        payment = result.score.payment if result.score is not None else 0
+        kind = result.outcome.kind.value
+        self.rounds.append(
+            RoundSummary(
+                result.number, result.redeal, result.dealer, kind, result.outcome.winner, payment, result.points
+            )
+        )
+
+    def end_match(self, end: MatchEnd) -> None:
+        self.end = end
+
+    def fill(self, report: VerifyReport) -> None:
+        info = self.info
+        if info is not None:
+            report.rules = info.rules.format()
+            report.match_id = info.match_id
+            report.keys = info.keys
+        report.first_dealer = self.first
+        report.rounds = self.rounds
+        report.ending = self.end
+
+
+class _Walk(RecordVisitor[None]):
+    """Tells a record's entries to the referee, stopping at the first failure, and keeps the rest."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+        self.header: Header | None = None
+        self.notes: list[Note] = []
+        self.unreadable: UnreadableEntry | None = None
+        self.ending = Ending("complete", 0)
+
+    def begin_record(self, header: Header) -> None:
+        self.header = header
+
+    def visit_entry(self, index: int, signed: SignedEntry) -> None:
+        if self.referee.finding is None:
+            with contextlib.suppress(Rejected):  # the referee keeps its finding
+                self.referee.feed(index, signed)
+
+    def visit_unreadable_entry(self, unreadable: UnreadableEntry) -> None:
+        self.unreadable = unreadable
+
+    def visit_note(self, note: Note) -> None:
+        self.notes.append(note)
+
+    def end_record(self, ending: Ending) -> None:
+        self.ending = ending
+
+    def result(self) -> None:
+        return None
+
+
+def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Mapper | None = None) -> VerifyReport:
+    """Check ``record`` entry by entry, telling the match to ``visitor``; ``mapper`` audits the deals
+    (``map`` by default; a process pool's ``map`` spreads them over cores)."""
+    audited = audit_deals(record.entries, mapper)
+    summary = MatchSummary()
+    referee = Referee(MatchFanout([summary, *([visitor] if visitor is not None else [])]), audited)
+    walk = _Walk(referee)
+    record.accept(walk)
+    report = VerifyReport(str(record.path), "record", "verified", entries=len(record.entries))
+    report.complete = walk.ending.complete
+    report.problem = walk.ending.problem
+    report.writer_seat = walk.header.writer_seat if walk.header is not None else None
+    finding = referee.finding
+    ended = referee.end  # how the entries ended the match, if they did
+    if walk.unreadable is not None and finding is None:
+        if ended is None:
+            finding = referee.finding = _unreadable_finding(walk.unreadable, referee)
+        else:
+            report.warnings.append(f"after the match ended: {walk.ending.problem}")
+    report.next_writer = referee.next_writer()
+    referee.close(walk.ending.problem or "the record stops here")
+    summary.fill(report)
+    accusation = referee.accusation
+    if finding is None and accusation is not None:
+        finding = _evidence_finding(record, accusation, walk.notes, audited)
+    if finding is not None:
+        report.verdict, report.finding = "failed", finding
+    elif accusation is not None:
+        report.verdict = "disputed"
+        report.finding = Finding(
+            accusation.entry,
+            f"unconfirmed:{accusation.reason}",
+            f"seat {accusation.seat} ended the match accusing seat {1 - accusation.seat} ({accusation.text}); "
+            "every entry checks out, and the record holds nothing a third party can check the claim against",
+            None,
+        )
+    elif ended is None:
+        report.verdict = "incomplete"
+        report.finding = _incomplete_finding(len(record.entries), walk.ending, report.next_writer)
+    elif not walk.ending.complete and walk.unreadable is None:
+        report.warnings.append(f"after the match ended: {walk.ending.problem}")
+    report.notes = [_check_note(note, report.finding, accusation) for note in walk.notes]
+    report.warnings.extend(_name_warnings(record, report))
+    return report
+
+
+def _incomplete_finding(entries: int, ending: Ending, next_writer: int | None) -> Finding:
+    why = ending.problem if not ending.complete else "the record stops before the match ended"
+    turn = f"; seat {next_writer} was to write it" if next_writer is not None else ""
+    return Finding(entries, "incomplete", f"{why}: entry {entries} is missing{turn}", None)
+
+
+def _unreadable_finding(unreadable: UnreadableEntry, referee: Referee) -> Finding:
+    """An entry whose bytes do not parse: blamed on whoever signed those very bytes, if anyone did."""
+    signer = None
+    for seat, key in enumerate(referee.keys):
+        try:
+            Ed25519PublicKey.from_public_bytes(key).verify(unreadable.signature, SIGN_DOMAIN + unreadable.data)
+        except (InvalidSignature, ValueError):
+            continue
+        signer = seat
+    signed = f"; seat {signer} signed it" if signer is not None else ", and no seat signed it"
+    return Finding(
+        unreadable.index, "unreadable-entry", f"the entry does not parse ({unreadable.error}){signed}", signer
+    )
+
+
+def _evidence_finding(
+    record: Record, accusation: Accusation, notes: list[Note], audited: dict[tuple[int, int], AuditedDeal]
+) -> Finding | None:
+    """Check the offending entry the accuser's note kept (it never joined the chain) in the place it came."""
+    for note in notes:
+        if len(note.evidence) <= 64:
+            continue
+        place = f"the entry kept in the writer's note (it came as entry {accusation.entry})"
+        try:
+            signed = SignedEntry.parse(note.evidence[:-64], note.evidence[-64:])
+        except RemoteProtocolError as exc:
+            text = f"the peer's bytes kept as evidence are not an entry: {exc}"
+            return Finding(accusation.entry, exc.reason, text, None, where=place)
+        referee = Referee(None, audited)
+        try:
+            for index, entry in enumerate(record.entries[: accusation.entry]):
+                referee.feed(index, entry)
+            referee.feed(accusation.entry, signed)
+        except Rejected as exc:
+            found = exc.finding
+            if found.entry == accusation.entry:
+                return Finding(found.entry, found.reason, found.text, found.blame, where=place)
+            return found
+    return None
+
+
+def _check_note(note: Note, finding: Finding | None, accusation: Accusation | None) -> NoteCheck:
+    if finding is None or finding.reason == "incomplete":
+        if accusation is not None:
+            return NoteCheck(note, None, "the accusation cannot be checked from the record")
+        return NoteCheck(note, None, "nothing in the entries to compare it with")
+    if note.reason == finding.reason or finding.reason == f"unconfirmed:{note.reason}":
+        if note.blame == finding.blame:
+            return NoteCheck(note, True, "the verifier finds the same")
+        who = "nobody can be proved" if finding.blame is None else f"the record proves seat {finding.blame}"
+        return NoteCheck(note, False, f"same finding, but {who} to blame")
+    return NoteCheck(note, False, f"the verifier finds {finding.reason} instead")
+
+
+def _name_warnings(record: Record, report: VerifyReport) -> list[str]:
+    """File names are not signed; say so when one disagrees with the match it holds."""
+    found = _NAME.match(record.path.name)
+    if found is None or report.rules is None:
+        return []
+    out = []
+    preset = report.rules.split()[0]
+    if found["rules"] != preset:
+        out.append(f"the file name says the rules are {found['rules']}, the signed match entry says {preset}")
+    for seat, key in enumerate(report.keys):
+        if key is not None and found[f"fp{seat}"] != short_fingerprint(key):
+            out.append(f"the file name gives seat {seat} another fingerprint than its signed key")
+    whose = 0 if found["whose"] == "host" else 1
+    if report.writer_seat is not None and whose != report.writer_seat:
+        out.append("the file name and the record's header disagree about whose copy this is")
+    return out
