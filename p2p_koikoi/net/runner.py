@@ -21,6 +21,11 @@ floor, sets its ``quit_requested`` event (see :class:`Leaving`). The runner then
 ends the match with :meth:`MatchSession.quit`, whose goodbye forfeits it, tells
 the peer, and goes into the record like any other entry.
 
+A player that shows the table between its decisions (a person's screen) may
+also implement :class:`Watching`: the runner then hands it the seat's view
+whenever the table it sees has changed, after the events that changed it, so
+it can show the deal and the opponent's turn before it is asked anything.
+
 Whatever happens, the record keeps every entry up to the last good one, and a
 finding (a cheat, a broken connection) is written into it as a note.
 """
@@ -42,7 +47,7 @@ from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
 from p2p_koikoi.wire import Ping, Pong, RemoteProtocolError, SignedEntry
 
-__all__ = ["Leaving", "MatchReport", "Player", "PlayerQuit", "run_match"]
+__all__ = ["Leaving", "MatchReport", "Player", "PlayerQuit", "Watching", "run_match"]
 
 
 class Player(Protocol):
@@ -65,6 +70,14 @@ class Leaving(Protocol):
     setting this event; the runner watches it and quits the match for them."""
 
     quit_requested: trio.Event
+
+
+@runtime_checkable
+class Watching(Protocol):
+    """A player who watches the table between decisions: ``see`` gets each new view of our seat
+    (a copy), after the ``notify`` of the events that led to it."""
+
+    def see(self, view: Round) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +272,19 @@ async def run_match(
             race.start_soon(first, wake_receive.receive)
             race.start_soon(first, quit_requested.wait)
 
+    watching = player if isinstance(player, Watching) else None
+    shown: list[object] = [None]
+
+    def show_table() -> None:
+        """Hand a watching player our seat's view when what it shows has changed."""
+        rnd = session.round
+        if watching is None or rnd is None:
+            return
+        key = (id(rnd), rnd.public_state(), rnd.hands[session.seat])
+        if key != shown[0]:
+            shown[0] = key
+            watching.see(rnd.copy())
+
     async def driver() -> None:
         while True:
             if quit_requested is not None and quit_requested.is_set():
@@ -267,6 +293,7 @@ async def run_match(
             events = session.take_events()
             if events:
                 await player.notify(events)
+            show_table()
             waiting = session.waiting
             if waiting is Waiting.DONE or (lost and reconnect):
                 return

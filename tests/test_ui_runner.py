@@ -1,7 +1,10 @@
-"""Quitting mid-match: a player leaves from its own turn (``PlayerQuit``) or while the peer thinks
-(``quit_requested``); either way the match ends as a forfeit the peer is told of."""
+"""What the runner offers a person at the table: quitting mid-match, from its own turn
+(``PlayerQuit``) or while the peer thinks (``quit_requested``), either way a forfeit the peer is
+told of; a decision called off when the match ends under it; and the view between decisions."""
 
 from __future__ import annotations
+
+import itertools
 
 import trio
 import trio.testing
@@ -10,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.bots.base import MatchContext
-from p2p_koikoi.engine import AnyAction, Round, RuleSet, Termination, preset
+from p2p_koikoi.engine import AnyAction, Phase, Round, RuleSet, Termination, preset
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import greet_as_guest, greet_as_host
 from p2p_koikoi.net.runner import MatchReport, Player, PlayerQuit, run_match
@@ -106,3 +109,34 @@ async def test_a_decision_is_called_off_when_the_peer_leaves(autojump_clock: tri
     theirs, ours = await leave_after(30, CanLeave(1), Slow(RandomAgent(1), 0))
     assert theirs.ended_by == "quit"
     assert ours.ended_by == "peer-quit"
+
+
+class Watcher(BotPlayer):
+    """Notes every view it is shown, and the round of each of its decisions."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(RandomAgent(seat + 7), seat)
+        self.seen: list[Round] = []
+        self.first_choice: dict[int, int] = {}  # round number -> how many views were seen by then
+
+    def see(self, view: Round) -> None:
+        self.seen.append(view)
+
+    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+        self.first_choice.setdefault(context.round_number, len(self.seen))
+        assert self.seen and self.seen[-1].public_state() == view.public_state()
+        return await super().choose(view, legal, context)
+
+
+async def test_a_watching_player_sees_the_deal_before_its_first_decision() -> None:
+    host, guest = Watcher(0), Watcher(1)
+    ours, theirs, _session = await pair(host, guest)
+    assert ours.ended_by == theirs.ended_by == "match-over"
+    for watcher in (host, guest):
+        assert watcher.first_choice
+        for seen_before in watcher.first_choice.values():
+            dealt = [v for v in watcher.seen[:seen_before] if v.phase is Phase.PLAY]
+            assert dealt, "no view of the dealt round before the first decision"
+        assert all(v.hands[watcher.seat].bit_count() + v.hidden[watcher.seat] <= 8 for v in watcher.seen)
+    keys = [(v.public_state(), v.hands[0]) for v in host.seen]
+    assert all(a != b for a, b in itertools.pairwise(keys)), "a view shown twice in a row"
