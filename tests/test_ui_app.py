@@ -1,0 +1,99 @@
+"""What the table shows that is worked out in the app layer: the yaku tracker, what Shōbu would pay
+now, the Koi-Koi multiplier, and following a round from the session's events."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from p2p_koikoi.app.follow import follow
+from p2p_koikoi.app.shobu import koikoi_multiplier, shobu_now
+from p2p_koikoi.app.tracker import progress
+from p2p_koikoi.bots import RandomAgent
+from p2p_koikoi.bots.base import MatchContext
+from p2p_koikoi.engine import CHANCE, PRESETS, Deal, Phase, Round, Yaku, parse_cards, preset
+
+
+def tracker(cards: str, rules_name: str = "lemme") -> list[str]:
+    return [str(p) for p in progress(parse_cards([cards]) if cards else 0, preset(rules_name))]
+
+
+def test_progress_shows_each_family_under_way() -> None:
+    assert tracker("clover-boar maple-deer") == ["Inoshikachō 2/3", "Tane 2/5"]
+    ribbons = "pine-ribbon wisteria-ribbon iris-ribbon clover-ribbon"
+    assert tracker(ribbons)[:2] == ["Tan 4/5", "Akatan 1/3"]
+    assert tracker("") == []
+
+
+def test_made_yaku_come_first_with_their_points() -> None:
+    out = tracker("clover-boar maple-deer peony-butterflies pine-ribbon")
+    assert out[0] == "Inoshikachō 5"
+    assert "Inoshikachō 2/3" not in out
+    assert "Tane 3/5" in out
+
+
+def test_the_rules_shape_the_tracker() -> None:
+    # Sankō leaves the rain man out, unless the rules count it.
+    assert "Sankō 1/3" in tracker("pine-crane willow-rain", "nintendo")
+    assert "Sankō 2/3" in tracker("pine-crane willow-rain", "rulebook")
+    # The sake cup is a plain too under Nintendo's rules, not under Lemme's.
+    assert "Kasu 1/10" in tracker("chrysanthemum-sake", "nintendo")
+    assert not any(t.startswith("Kasu") for t in tracker("chrysanthemum-sake", "lemme"))
+    # No viewing yaku, no Hanami to track.
+    no_viewing = progress(parse_cards(["cherry-curtain"]), preset("lemme").with_option("viewing-yaku", "off"))
+    assert all(p.yaku is not Yaku.HANAMI for p in no_viewing)
+
+
+def test_shobu_now_is_the_count_the_round_would_pay() -> None:
+    rules = preset("lemme")
+    caps = parse_cards(["pampas-moon chrysanthemum-sake cherry-curtain"])
+    view = Round.from_deal(rules, 0, Deal.from_deck(list(range(48)), rules.deal_pattern, 0))
+    view.captures[0] = caps
+    view.calls[0] = 1
+    score = shobu_now(view, 0, rules, (25, 20))
+    assert [(s.step, s.value) for s in score.steps] == [
+        ("base", 10),
+        ("doubling", 20),
+        ("koikoi", 40),
+        ("cap", 20),
+        ("payment", 20),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rules_name", "winner_calls", "loser_calls", "factor"),
+    [("lemme", 1, 1, 3), ("nintendo", 0, 1, 2), ("nintendo", 1, 0, 1), ("rulebook", 2, 1, 6), ("lemme", 0, 0, 1)],
+)
+def test_the_multiplier_follows_each_rule(rules_name: str, winner_calls: int, loser_calls: int, factor: int) -> None:
+    assert koikoi_multiplier(preset(rules_name), winner_calls, loser_calls)[0] == factor
+
+
+@pytest.mark.parametrize("rules_name", list(PRESETS))
+def test_following_the_events_gives_the_view_the_seat_would_be_handed(rules_name: str) -> None:
+    """Seat 0's view is handed over at each of its decisions, then followed event by event; at every
+    step it matches the engine's own view of that seat."""
+    rules = preset(rules_name)
+    for seed in range(25):
+        rng = random.Random(seed)
+        deck = list(range(48))
+        rng.shuffle(deck)
+        rnd = Round.from_deal(rules, seed % 2, Deal.from_deck(deck, rules.deal_pattern, seed % 2))
+        agents = (RandomAgent(seed), RandomAgent(seed + 1))
+        followed: Round | None = None
+        while not rnd.over:
+            seat = rnd.to_act
+            if seat == 0 and rnd.phase is not Phase.EXCHANGE:
+                followed = rnd.view(0)
+            if seat == CHANCE:
+                events = rnd.apply(rnd.legal_actions()[0])
+            else:
+                view = rnd.view(seat)
+                action = agents[seat].choose(view, view.legal_actions(), MatchContext(rules, seat, (0, 0), 1))
+                events = rnd.apply(action, seat)
+            for event in events:
+                followed = follow(followed, event)
+            if followed is not None:
+                truth = rnd.view(0)
+                assert followed.public_state() == truth.public_state()
+                assert followed.hands[0] == truth.hands[0]
