@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import typer
 
-from p2p_koikoi.cli import arena_cmd, host_cmd, id_cmd, join_cmd, play_cmd, resume_cmd, rules_cmd, score_cmd
+from p2p_koikoi.cli import (
+    arena_cmd,
+    export_cmd,
+    host_cmd,
+    id_cmd,
+    join_cmd,
+    play_cmd,
+    replay_cmd,
+    resume_cmd,
+    rules_cmd,
+    score_cmd,
+    verify_cmd,
+)
 
 app = typer.Typer(
     name="koikoi",
@@ -21,6 +33,9 @@ app.command("join")(join_cmd.join)
 app.command("id")(id_cmd.id_)
 app.command("resume")(resume_cmd.resume)
 app.command("arena")(arena_cmd.arena)
+app.command("verify")(verify_cmd.verify)
+app.command("replay")(replay_cmd.replay)
+app.command("export")(export_cmd.export)
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ marked ``unfinished`` with the cards that were known.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from p2p_koikoi.engine import Deal, OutcomeKind, RuleSet
@@ -17,7 +18,9 @@ from p2p_koikoi.record.events import FirstDealerChoice, MatchEnd, MatchInfo, Mat
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.transcript import FORMAT, deal_json, round_json, rules_json
 
-__all__ = ["TranscriptBuilder"]
+__all__ = ["TranscriptBuilder", "render_transcript"]
+
+_WIDTH = 116
 
 
 class TranscriptBuilder(MatchVisitor):
@@ -80,3 +83,25 @@ class TranscriptBuilder(MatchVisitor):
     def result(self) -> dict[str, Any]:
         self.data.setdefault("rounds", self._rounds)
         return self.data
+
+
+def render_transcript(data: Any, indent: str = "") -> str:
+    """JSON laid out for people: a list of card ids (a hand, the stock) or a turn stays on one line,
+    and so does anything else that fits."""
+    flat = json.dumps(data, ensure_ascii=False)
+    if len(flat) + len(indent) <= _WIDTH or _shallow(data) or not isinstance(data, dict | list) or not data:
+        return flat
+    inner = indent + " "
+    if isinstance(data, dict):
+        items = [f"{inner}{json.dumps(key)}: {render_transcript(value, inner)}" for key, value in data.items()]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    return "[\n" + ",\n".join(inner + render_transcript(value, inner) for value in data) + "\n" + indent + "]"
+
+
+def _shallow(data: Any) -> bool:
+    """A list of plain values, or an object whose values are plain values or such lists."""
+    if isinstance(data, list):
+        return not any(isinstance(item, dict | list) for item in data)
+    if isinstance(data, dict):
+        return all(not isinstance(v, dict) and (not isinstance(v, list) or _shallow(v)) for v in data.values())
+    return False

@@ -43,10 +43,11 @@ from p2p_koikoi.record.findings import Finding, Rejected
 from p2p_koikoi.record.identity_names import short_fingerprint
 from p2p_koikoi.record.reader import Ending, Header, Note, Record, RecordVisitor, UnreadableEntry
 from p2p_koikoi.record.referee import Accusation, Referee
+from p2p_koikoi.record.transcript import read_transcript
 from p2p_koikoi.record.watch import AuditedDeal
 from p2p_koikoi.wire import SIGN_DOMAIN, RemoteProtocolError, SignedEntry
 
-__all__ = ["EXIT_CODES", "NoteCheck", "RoundSummary", "VerifyReport", "walk_record"]
+__all__ = ["EXIT_CODES", "MatchSummary", "NoteCheck", "RoundSummary", "VerifyReport", "check_transcript", "walk_record"]
 
 EXIT_CODES = {"verified": 0, "consistent": 0, "failed": 1, "disputed": 1, "incomplete": 1, "unreadable": 2}
 _NAME = re.compile(r"^\d{8}-\d{6}-(?P<fp0>[0-9a-f]{8})-(?P<fp1>[0-9a-f]{8})-(?P<rules>[a-z]+)-(?P<whose>host|guest)\.")
@@ -284,6 +285,34 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
         report.warnings.append(f"after the match ended: {walk.ending.problem}")
     report.notes = [_check_note(note, report.finding, accusation) for note in walk.notes]
     report.warnings.extend(_name_warnings(record, report))
+    return report
+
+
+def check_transcript(data: Any, name: str, visitor: MatchVisitor | None = None) -> VerifyReport:
+    """Check a transcript (parsed JSON): legality and counts, as :func:`walk_record` checks a record.
+
+    Raises :class:`~p2p_koikoi.record.transcript.TranscriptError` if ``data`` is not a transcript.
+    """
+    summary = MatchSummary()
+    fanout = MatchFanout([summary, *([visitor] if visitor is not None else [])])
+    report = VerifyReport(name, "transcript", "consistent", entries=0)
+    try:
+        read_transcript(data, fanout)
+    except Rejected as exc:
+        report.verdict, report.finding = "failed", exc.finding
+        fanout.end_match(MatchEnd("failed", None, exc.finding.line()))
+    summary.fill(report)
+    end = report.ending
+    if report.verdict == "consistent" and end is not None:
+        if end.how == "violation":
+            report.verdict = "disputed"
+            text = f"the transcript says seat {end.seat} ended the match accusing the other: {end.text}"
+            report.finding = Finding(None, "unconfirmed:violation", text, None, where="the ending")
+        elif end.how in ("unfinished", "failed"):
+            report.verdict = "incomplete"
+            text = f"the transcript stops before the match ended ({end.text})"
+            report.finding = Finding(None, "incomplete", text, None, where="the ending")
+    report.warnings.append("a transcript carries no signatures: it proves nothing about who played it")
     return report
 
 

@@ -1,0 +1,197 @@
+"""``koikoi replay`` as a use case: a match turned into steps to show, one per action.
+
+:class:`ReplayBuilder` is a match visitor: the same walk that verifies a record
+(or checks a transcript) tells it each round once the round's secrets are out,
+and it replays the round through the engine with every card known, keeping the
+board after each action and the action in words. A round cut short (its
+secrets never came out) is shown with what was known: the table, the cards
+played and drawn. Rendering is elsewhere (``ui/replay_view.py``): this builds
+data only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from p2p_koikoi.app.records import read_match
+from p2p_koikoi.engine import CHANCE, Card, Event, OutcomeKind, Round, RoundResult, RuleSet
+from p2p_koikoi.engine.rules import Scoring
+from p2p_koikoi.record.events import FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
+from p2p_koikoi.record.transcript import replay_round, start_round
+from p2p_koikoi.record.verify import VerifyReport
+
+__all__ = ["Board", "Replay", "ReplayBuilder", "ReplayRound", "Step", "load_replay"]
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """What the table shows after a step: every card, face up when known."""
+
+    hands: tuple[int, int]
+    hidden: tuple[int, int]  # hand cards not known (a round whose secrets never came out)
+    table: int
+    captures: tuple[int, int]
+    stock: tuple[Card | None, ...]  # the cards still to draw, in order (None: unknown)
+    yaku: tuple[tuple[str, ...], tuple[str, ...]]
+    calls: tuple[int, int]
+
+    @classmethod
+    def of(cls, rnd: Round, stock: tuple[Card | None, ...]) -> Board:
+        yaku = tuple(tuple(f"{y.yaku.display_name} {y.points}" for y in rnd.yaku(seat)) for seat in (0, 1))
+        return cls(
+            (rnd.hands[0], rnd.hands[1]),
+            (rnd.hidden[0], rnd.hidden[1]),
+            rnd.table,
+            (rnd.captures[0], rnd.captures[1]),
+            stock[rnd.stock_index :],
+            (yaku[0], yaku[1]),
+            (rnd.calls[0], rnd.calls[1]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One thing that happened, in words, and the board after it."""
+
+    round_index: int
+    lines: tuple[str, ...]
+    board: Board
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayRound:
+    """A round (or redeal) of the replay: its title, where its steps start, and its count in words."""
+
+    title: str
+    first_step: int
+    played: PlayedRound
+    count: tuple[str, ...]
+
+
+@dataclass
+class Replay:
+    """A whole match to step through."""
+
+    rules: RuleSet | None = None
+    names: tuple[str, str] = ("Host", "Guest")
+    opening: list[str] = field(default_factory=list)
+    rounds: list[ReplayRound] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    closing: list[str] = field(default_factory=list)
+    report: VerifyReport | None = None
+
+    def round_of(self, step: int) -> int:
+        return self.steps[step].round_index if self.steps else 0
+
+
+class ReplayBuilder(MatchVisitor):
+    """Builds a :class:`Replay` from the match it is told."""
+
+    def __init__(self) -> None:
+        self.replay = Replay()
+
+    def begin_match(self, info: MatchInfo) -> None:
+        replay = self.replay
+        replay.rules = info.rules
+        replay.names = (info.names[0].capitalize(), info.names[1].capitalize())
+        replay.opening.append(f"Rules: {info.rules.format()}")
+
+    def first_dealer(self, choice: FirstDealerChoice) -> None:
+        name = self.replay.names[choice.seat]
+        if choice.method == "draw":
+            drawn = "; ".join(f"{a.display_name} against {b.display_name}" for a, b in choice.draws)
+            self.replay.opening.append(f"Each drew a card ({drawn}): {name} deals first.")
+        else:
+            self.replay.opening.append(f"A coin flip: {name} deals first.")
+
+    def round_played(self, played: PlayedRound) -> None:
+        replay, rules = self.replay, self.replay.rules
+        assert rules is not None
+        names = replay.names
+        index = len(replay.rounds)
+        again = f", dealt again ({played.redeal})" if played.redeal else ""
+        title = f"Round {played.number}{again}: {names[played.dealer]} deals"
+        first = len(replay.steps)
+        rnd = start_round(rules, played)
+        stock = played.deal.stock if played.deal is not None else (None,) * 24
+        known = "every card face up" if played.deal is not None else "its secrets never came out: hidden cards unknown"
+        replay.steps.append(Step(index, (f"{title} ({known}).",), Board.of(rnd, stock)))
+        hiki = {answer.at: answer for answer in played.hiki}
+        for at, (seat, action, events, after) in enumerate(replay_round(rules, played)):
+            lines: list[str] = []
+            answer = hiki.get(at)
+            if answer is not None and answer.play.target is not None:
+                lines.append(
+                    f"{names[answer.seat]} plays the Gaji onto {answer.play.target.display_name}; "
+                    f"{names[1 - answer.seat]} shows {answer.card.display_name} (Hiki): the play is void."
+                )
+            lines.extend(_event_lines(events, names))
+            if not lines:
+                lines.append(f"{names[seat] if seat != CHANCE else 'The stock'}: {action}.")
+            replay.steps.append(Step(index, tuple(lines), Board.of(after, stock)))
+        count = (
+            _count_lines(played.result, rules, names) if played.result is not None else ("The round was cut short.",)
+        )
+        replay.rounds.append(ReplayRound(title, first, played, count))
+        last = replay.steps[-1]
+        replay.steps.append(Step(index, count, last.board))
+
+    def end_match(self, end: MatchEnd) -> None:
+        names, closing = self.replay.names, self.replay.closing
+        who = names[end.seat] if end.seat is not None else ""
+        if end.how == "finished":
+            closing.append("The match was played out.")
+        elif end.how == "declined":
+            closing.append(f"{who} declined the rules.")
+        elif end.how == "quit":
+            closing.append(f"{who} left the match ({end.text}).")
+        elif end.how == "peer-gone":
+            closing.append(f"{who} ended the match: the other player was gone ({end.text}).")
+        elif end.how == "violation":
+            closing.append(f"{who} ended the match: {end.text}")
+        else:
+            closing.append(f"The match stops here: {end.text}")
+        outcome = end.outcome
+        if outcome is not None:
+            points = f"{outcome.points[0]} to {outcome.points[1]}"
+            if outcome.winner is None:
+                closing.append(f"Drawn, {points} ({outcome.termination.value}).")
+            else:
+                closing.append(f"{names[outcome.winner]} wins, {points} ({outcome.termination.value}).")
+
+
+def _event_lines(events: list[Event], names: tuple[str, str]) -> list[str]:
+    out = []
+    for event in events:
+        who = names[event.seat] if event.seat in (0, 1) else ""
+        if event.kind == "round-over":
+            out.append(f"Round over: {event.text}.")
+        elif event.kind == "yaku":
+            made = ", ".join(f"{y.yaku.display_name} {y.points}" for y in event.yaku)
+            out.append(f"{who} makes {made} ({event.text.removeprefix('has ')}).")
+        else:
+            out.append(f"{who} {event.text}.".strip())
+    return out
+
+
+def _count_lines(result: RoundResult, rules: RuleSet, names: tuple[str, str]) -> tuple[str, ...]:
+    outcome, score = result.outcome, result.score
+    lines = [f"Round {result.number} ends: {outcome.kind.value}."]
+    if outcome.kind is OutcomeKind.REDEAL:
+        lines = ["Four of a month on the table: dealt again."]
+    elif score is None or outcome.winner is None:
+        lines.append("Nobody scores.")
+    else:
+        lines.append(f"{names[outcome.winner]} scores:")
+        lines.extend(score.lines())
+    label = "Pools" if rules.scoring is Scoring.POOL else "Points"
+    lines.append(f"{label}: {names[0]} {result.points[0]}, {names[1]} {result.points[1]}.")
+    return tuple(lines)
+
+
+def load_replay(path: Path) -> Replay:
+    """Read, check and lay out the match at ``path`` (a record or a transcript) for replaying."""
+    builder = ReplayBuilder()
+    builder.replay.report = read_match(path, builder)
+    return builder.replay

@@ -1,0 +1,47 @@
+"""``koikoi replay``: step through a saved match, or print it whole."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from p2p_koikoi.cli.common import fail, one_line_errors
+
+if TYPE_CHECKING:
+    from p2p_koikoi.record.verify import VerifyReport
+
+
+@one_line_errors
+def replay(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="A record or a transcript.")],
+    plain: Annotated[bool, typer.Option("--plain", help="Print the whole match as text, with no keys.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the match as a transcript, each round's result recomputed.")
+    ] = False,
+) -> None:
+    """Replay a match: every card face up once a round's secrets are out, each action in words."""
+    from p2p_koikoi.app.records import InputError, export_file
+    from p2p_koikoi.app.replay import load_replay
+    from p2p_koikoi.ui.replay_view import plain_lines, run_interactive
+
+    report: VerifyReport | None
+    try:
+        if as_json:
+            result = export_file(file)
+            typer.echo(result.render_json(), nl=False)
+            report = result.report
+        else:
+            shown = load_replay(file)
+            report = shown.report
+            if plain or not (sys.stdin.isatty() and sys.stdout.isatty()):
+                for line in plain_lines(shown):
+                    typer.echo(line)
+            else:
+                run_interactive(shown)
+    except InputError as exc:
+        raise fail(str(exc)) from None
+    if report is not None and not report.ok and report.finding is not None:
+        typer.echo(f"koikoi: warning: {report.path}: {report.verdict}: {report.finding.line()}", err=True)
