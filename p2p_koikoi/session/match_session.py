@@ -658,6 +658,13 @@ class MatchSession:
             return
         deal = self._deal
         assert deal is not None
+        reveal_due = self.stage is Stage.AUDIT or (self.stage is Stage.FIRST_DEALER and self._alt >= 8)
+        if isinstance(message, Reveal) is not reveal_due:
+            # The deal takes a secret whenever the deck is locked; the stage says when it is due.
+            what = "a secret" if reveal_due else "no secret"
+            raise RemoteProtocolError(
+                "unexpected-message", f"{what} is due in the {self.stage.value} stage", blame=self.peer
+            )
         if self.stage is Stage.AUDIT and self._alt == 0 and isinstance(message, Reveal):
             # Seat 1 writes its own secret before auditing seat 0's, so both audits run at once.
             self._alt = 1
