@@ -261,6 +261,9 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
             finding = referee.finding = _unreadable_finding(walk.unreadable, referee)
         else:
             report.warnings.append(f"after the match ended: {walk.ending.problem}")
+    elif walk.ending.kind == "corrupt" and finding is None and ended is None:
+        # A whole frame that does not parse is damage, not a crash: a crash only cuts the last frame short.
+        finding = referee.finding = Finding(len(record.entries), "corrupt-frame", walk.ending.problem, None)
     report.next_writer = referee.next_writer()
     referee.close(walk.ending.problem or "the record stops here")
     summary.fill(report)

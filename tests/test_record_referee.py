@@ -1,0 +1,122 @@
+"""The third-party referee: honest matches of every preset verify, and it agrees with the playing sessions
+on every entry (the floor, the state hash, every count); endings, accusations and the evidence in notes."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2p_koikoi.engine import PRESETS
+from p2p_koikoi.record.referee import Referee, result_body
+from p2p_koikoi.wire import Entry, SignedEntry
+from tests.record_support import Keys, find, honest, play_match, record_bytes, resign, verify_bytes, verify_entries
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_honest_matches_of_every_preset_verify(name: str) -> None:
+    played = honest(name)
+    report = verify_entries(played.entries)
+    assert report.verdict == "verified", report.finding
+    session = played.pair.host
+    assert session.match is not None
+    counted = [(r.number, r.redeal, r.payment, r.points) for r in report.rounds]
+    played_out = [(r.number, r.redeal, r.score.payment if r.score else 0, r.points) for r in session.match.results]
+    assert counted == played_out
+    assert report.ending is not None and report.ending.outcome == session.match.outcome
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_the_referee_agrees_with_the_sessions_on_every_entry(name: str) -> None:
+    """Both sessions wrote each entry's ``state`` from their own state and held the floor to write it:
+    the referee, restating the session's table, computes the same state and the same floor before each."""
+    played = honest(name)
+    referee = Referee()
+    for index, signed in enumerate(played.entries):
+        entry = signed.entry
+        assert referee.floor() == entry.author, (index, entry.kind)
+        assert referee.state_hash() == entry.state, (index, entry.kind, referee.stage)
+        referee.feed(index, signed)
+    assert referee.over
+    match = played.pair.host.match
+    assert referee.match is not None and match is not None
+    assert referee.match.points == match.points
+    for result, session_result in zip(referee.match.results, match.results, strict=True):
+        assert result_body(result) == result_body(session_result)
+
+
+def test_a_gaji_answered_with_hiki_and_with_no_hiki_verifies() -> None:
+    """The rulebook's Gaji onto a month of three: the other seat's ``hiki CARD`` voids the play, ``no-hiki``
+    lets it stand (and the audit checks it was true). The labels were found to make each answer."""
+    for label, answer in (("gaji 7", "hiki "), ("gaji 40", "no-hiki")):
+        entries = play_match("rulebook", label).entries
+        if not any(e.entry.kind == "move" and e.entry.body[1].startswith(answer) for e in entries):
+            pytest.skip(f"{label!r} no longer makes a {answer.strip()} answer: look for another label")
+        report = verify_entries(entries)
+        assert report.verdict == "verified", report.finding
+
+
+def goodbye(played_entries: list[SignedEntry], keys: Keys, author: int, reason: str, text: str) -> SignedEntry:
+    last = played_entries[-1]
+    entry = Entry(last.entry.match_id, last.entry.seq + 1, last.digest, author, "goodbye", [reason, text], bytes(16))
+    return SignedEntry.sign(entry, keys[author])
+
+
+def test_a_player_who_quits_forfeits_and_the_record_still_verifies() -> None:
+    played = honest()
+    cut = list(played.entries[: find(played.entries, "move", nth=6)])
+    report = verify_entries([*cut, goodbye(cut, played.keys, 1, "quit", "the player left")])
+    assert report.verdict == "verified"
+    assert report.ending is not None and (report.ending.how, report.ending.seat) == ("quit", 1)
+    assert report.ending.outcome is not None and report.ending.outcome.winner == 0
+
+
+def test_an_entry_after_the_end_is_its_authors_fault() -> None:
+    played = honest()
+    entries = list(played.entries)
+    report = verify_entries([*entries, goodbye(entries, played.keys, 1, "quit", "one more")])
+    assert report.verdict == "failed"
+    assert (report.finding.entry, report.finding.reason, report.finding.blame) == (len(entries), "after-end", 1)
+
+
+def test_an_accusation_the_entries_cannot_back_is_disputed() -> None:
+    played = honest()
+    cut = list(played.entries[: find(played.entries, "deal", nth=20)])
+    accused = [*cut, goodbye(cut, played.keys, 0, "violation:not-a-card", "seat 1 sent a key that opens no card")]
+    report = verify_bytes(record_bytes(accused, notes=(("not-a-card", 1, "seat 1 cheated", b""),)))
+    assert report.verdict == "disputed"
+    assert report.finding.reason == "unconfirmed:not-a-card" and report.finding.blame is None
+    (note,) = report.notes
+    assert note.agrees is False and "nobody" in note.comment
+
+
+def test_the_offending_entry_kept_in_a_note_is_checked_in_its_place() -> None:
+    """The honest guest got an entry that could not join its chain: the runner kept the bytes in a note."""
+    played = honest()
+    entries, keys = played.entries, played.keys
+    i = find(entries, "move", author=0, nth=3)
+    out_of_turn = resign(entries, i, keys, author=1)[i]  # the guest signs the host's move: not its turn
+    cut = list(entries[:i])
+    noted = [*cut, goodbye(cut, keys, 0, "violation:out-of-turn", "seat 1 wrote out of turn")]
+    evidence = out_of_turn.data + out_of_turn.signature
+    report = verify_bytes(record_bytes(noted, notes=(("out-of-turn", 1, "seat 1 wrote out of turn", evidence),)))
+    assert report.verdict == "failed"
+    finding = report.finding
+    assert (finding.entry, finding.reason, finding.blame) == (i, "out-of-turn", 1)
+    assert "note" in finding.location
+    assert report.notes[0].agrees is True
+    # Bytes whose signature fails prove nothing about who sent them.
+    forged = bytearray(evidence)
+    forged[-3] ^= 1
+    report = verify_bytes(record_bytes(noted, notes=(("bad-signature", 1, "bad signature", bytes(forged)),)))
+    assert (report.finding.reason, report.finding.blame) == ("bad-signature", None)
+    assert report.notes[0].agrees is False
+
+
+def test_a_coin_value_that_does_not_open_its_commitment() -> None:
+    played = honest()  # lemme: the first dealer by a coin flip
+    entries = played.entries
+    i = find(entries, "deal", message=0x05, author=1)
+    assert entries[i].entry.body[0] == 0
+    number, redeal, message = entries[i].entry.body
+    lied = resign(entries, i, played.keys, body=[number, redeal, message[:1] + bytes(32)])
+    report = verify_entries(lied)
+    assert (report.finding.entry, report.finding.reason, report.finding.blame) == (i, "commitment-mismatch", 1)
