@@ -11,34 +11,16 @@ memory of a peer (the largest resident set of any child process, target under 10
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import signal
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-COMMAND = [sys.executable, "-m", "p2p_koikoi"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_listening(port: int, deadline: float) -> None:
-    while time.monotonic() < deadline:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.02)
-    raise TimeoutError("the host did not start listening")
+from p2p_koikoi.testing import KOIKOI, free_port, koikoi_env, spawn_host
 
 
 def one_match(number: int, root: Path, resume: bool) -> tuple[bool, float, str]:
@@ -46,33 +28,11 @@ def one_match(number: int, root: Path, resume: bool) -> tuple[bool, float, str]:
     start = time.monotonic()
     port = free_port()
     replays = root / f"m{number}"
-    env_host = {**os.environ, "KOIKOI_HOME": str(root / "host")}
-    env_guest = {**os.environ, "KOIKOI_HOME": str(root / "guest")}
-    host = subprocess.Popen(
-        [
-            *COMMAND,
-            "host",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--bot",
-            "random",
-            "--seed",
-            str(number),
-            "--replay-dir",
-            str(replays),
-            "-q",
-        ],
-        env=env_host,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    env_guest = koikoi_env(root / "guest")
+    host = spawn_host(root / "host", port, replays, "--bot", "random", "--seed", str(number), "-q")
     try:
-        wait_listening(port, time.monotonic() + 30)
         guest_args = [
-            *COMMAND,
+            *KOIKOI,
             "join",
             f"127.0.0.1:{port}",
             "--bot",
@@ -96,7 +56,7 @@ def one_match(number: int, root: Path, resume: bool) -> tuple[bool, float, str]:
                 guest.wait(timeout=10)
                 (record,) = replays.glob("*-guest.koikoi")
                 guest = subprocess.Popen(
-                    [*COMMAND, "resume", str(record), "--bot", "greedy", "--seed", str(number + 1), "-q"],
+                    [*KOIKOI, "resume", str(record), "--bot", "greedy", "--seed", str(number + 1), "-q"],
                     env=env_guest,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.PIPE,

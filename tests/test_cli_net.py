@@ -2,63 +2,24 @@
 
 from __future__ import annotations
 
-import os
 import re
-import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 from p2p_koikoi.record.reader import read_record
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from p2p_koikoi.testing import KOIKOI, free_port, koikoi_env, spawn_host
 
 
 def test_two_processes_play_a_whole_match_over_loopback(tmp_path: Path) -> None:
     port = free_port()
     replays = tmp_path / "replays"
-    env_host = {**os.environ, "KOIKOI_HOME": str(tmp_path / "host")}
-    env_guest = {**os.environ, "KOIKOI_HOME": str(tmp_path / "guest")}
-    command = [sys.executable, "-m", "p2p_koikoi"]
-    host = subprocess.Popen(
-        [
-            *command,
-            "host",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--rules",
-            "lemme",
-            "--rounds",
-            "6",
-            "--bot",
-            "greedy",
-            "--seed",
-            "1",
-            "--replay-dir",
-            str(replays),
-        ],
-        env=env_host,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    host = spawn_host(
+        tmp_path / "host", port, replays, "--rules", "lemme", "--rounds", "6", "--bot", "greedy", "--seed", "1"
     )
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
         guest = subprocess.run(
-            [*command, "join", f"127.0.0.1:{port}", "--bot", "random", "--seed", "2", "--replay-dir", str(replays)],
-            env=env_guest,
+            [*KOIKOI, "join", f"127.0.0.1:{port}", "--bot", "random", "--seed", "2", "--replay-dir", str(replays)],
+            env=koikoi_env(tmp_path / "guest"),
             capture_output=True,
             text=True,
             timeout=120,

@@ -3,11 +3,8 @@ splits and delays writes; a peer that never comes back; ``kill -9`` and ``koikoi
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +25,7 @@ from p2p_koikoi.net.tcp import Address, dial, listen
 from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession
-from p2p_koikoi.testing import CuttingProxy
+from p2p_koikoi.testing import KOIKOI, CuttingProxy, free_port, koikoi_env, spawn_host
 from p2p_koikoi.wire import SignedEntry, public_bytes
 
 Cut = Callable[[SignedEntry], bool]
@@ -173,51 +170,17 @@ async def test_a_peer_that_never_comes_back_forfeits(tmp_path: Path) -> None:
     assert (last.kind, last.author, last.body[0]) == ("goodbye", 1, "peer-gone")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_kill_9_mid_round_then_koikoi_resume(tmp_path: Path) -> None:
     """The guest process is killed mid-round; `koikoi resume` on its record reconnects to the still-waiting
     host and the match finishes, both records identical and complete."""
     port = free_port()
     replays = tmp_path / "replays"
-    command = [sys.executable, "-m", "p2p_koikoi"]
-    env_host = {**os.environ, "KOIKOI_HOME": str(tmp_path / "host")}
-    env_guest = {**os.environ, "KOIKOI_HOME": str(tmp_path / "guest")}
-    host = subprocess.Popen(
-        [
-            *command,
-            "host",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--bot",
-            "random",
-            "--seed",
-            "1",
-            "--replay-dir",
-            str(replays),
-            "-q",
-        ],
-        env=env_host,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    guest_env = koikoi_env(tmp_path / "guest")
+    host = spawn_host(tmp_path / "host", port, replays, "--bot", "random", "--seed", "1", "-q")
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
         guest = subprocess.Popen(
             [
-                *command,
+                *KOIKOI,
                 "join",
                 f"127.0.0.1:{port}",
                 "--bot",
@@ -228,7 +191,7 @@ def test_kill_9_mid_round_then_koikoi_resume(tmp_path: Path) -> None:
                 str(replays),
                 "-q",
             ],
-            env=env_guest,
+            env=guest_env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -245,8 +208,8 @@ def test_kill_9_mid_round_then_koikoi_resume(tmp_path: Path) -> None:
         (record,) = replays.glob("*-guest.koikoi")
         assert (record.parent / (record.name + ".secret")).exists()
         resumed = subprocess.run(
-            [*command, "resume", str(record), "--bot", "strong:easy", "--seed", "2", "-q"],
-            env=env_guest,
+            [*KOIKOI, "resume", str(record), "--bot", "strong:easy", "--seed", "2", "-q"],
+            env=guest_env,
             capture_output=True,
             text=True,
             timeout=180,
