@@ -381,7 +381,8 @@ class _Reader:
             assert final is not None
             if outcome is not None:
                 _compare(self, "the match", "outcome", _dict(outcome, "outcome"), _outcome_json(final))
-            self.visitor.end_match(MatchEnd("finished", None, "the match was played out", final))
+            said = ending.get("text") if isinstance(ending, dict) and ending.get("how") == "finished" else None
+            self.visitor.end_match(MatchEnd("finished", None, str(said or "the match was played out"), final))
             return
         how, seat, text = "unfinished", None, "the transcript stops before the match ended"
         if isinstance(ending, dict) and ending.get("how") in _ENDINGS:
