@@ -1,0 +1,106 @@
+"""How fast ``koikoi verify`` is: one 12-round match, then a folder of matches on every core.
+
+    python bench/verify.py [--matches 100] [--rules nintendo] [--repeat 7]
+
+The matches are played first, in memory between two random bots (``pipe_sessions``, the whole protocol
+with real keys and secrets), on every core, and written as records to a temporary folder. Then:
+
+- one 12-round match: ``verify_file`` (read the file, audit every deal, check every entry), wall and
+  CPU time, best and median of ``--repeat`` runs; target under 0.3 s;
+- the whole folder: ``verify_paths`` on every core (one process per core), matches per second.
+
+Nearly all the time goes to the group arithmetic of the deal audits (re-deriving both players' four
+deck passes: about 200 scalar multiplications per deal, 13 deals or more a match) and to the Ed25519
+signatures (one per entry), so the figures follow the machine's speed, which drifts; the CPU time of
+the group work alone is printed next to them for comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from p2p_koikoi.app.records import verify_file, verify_paths
+from p2p_koikoi.bots import RandomAgent
+from p2p_koikoi.engine import preset
+from p2p_koikoi.fairness import group
+from p2p_koikoi.record.writer import RecordWriter
+from p2p_koikoi.testing import pipe_sessions, session_pair
+
+
+def play_one(job: tuple[str, int, str]) -> tuple[str, int]:
+    """Play one match and write the host's record; returns its path and its number of entries."""
+    rules_name, seed, folder = job
+    pair = session_pair(preset(rules_name))
+    error = pipe_sessions(pair, (RandomAgent(seed), RandomAgent(seed + 1)))
+    assert error is None, error
+    writer = RecordWriter(Path(folder), lambda: f"match-{seed:04d}.koikoi", seat=0)
+    writer.sync(pair.host.chain.entries)
+    writer.close()
+    assert writer.path is not None
+    return str(writer.path), len(pair.host.chain.entries)
+
+
+def multiplication_cost(count: int = 2000) -> float:
+    scalar = group.scalar_from_wide(bytes(range(64)))
+    point = group.mul_base(scalar)
+    start = time.process_time()
+    for _ in range(count):
+        group.mul(scalar, point)
+    return (time.process_time() - start) / count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=100)
+    parser.add_argument("--rules", default="nintendo")
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    cores = os.cpu_count() or 1
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        jobs = [(args.rules, seed, tmp) for seed in range(1, args.matches + 1)]
+        with ProcessPoolExecutor(cores) as pool:
+            made = list(pool.map(play_one, jobs))
+        entries = sum(n for _, n in made)
+        print(
+            f"played {len(made)} {args.rules} matches of {preset(args.rules).rounds} rounds "
+            f"({entries} entries) on {cores} cores in {time.perf_counter() - start:.1f} s"
+        )
+
+        first = Path(made[0][0])
+        walls, cpus = [], []
+        for _ in range(args.repeat):
+            wall, cpu = time.perf_counter(), time.process_time()
+            report = verify_file(first)
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+            assert report.verdict == "verified", report.finding
+        print(
+            f"one {preset(args.rules).rounds}-round match ({made[0][1]} entries, {first.stat().st_size // 1024} KB, "
+            f"{len(report.rounds)} deals counted): best {min(walls) * 1000:.0f} ms, "
+            f"median {statistics.median(walls) * 1000:.0f} ms wall; best {min(cpus) * 1000:.0f} ms CPU "
+            f"(target: under 300 ms)"
+        )
+
+        wall = time.perf_counter()
+        reports = verify_paths([Path(tmp)])
+        elapsed = time.perf_counter() - wall
+        bad = [r for r in reports if r.verdict != "verified"]
+        assert not bad, bad[0].finding
+        print(
+            f"a folder of {len(reports)} matches on {cores} cores: {elapsed:.1f} s, "
+            f"{len(reports) / elapsed:.1f} matches per second"
+        )
+    print(f"for scale: one ristretto255 scalar multiplication costs {multiplication_cost() * 1e6:.0f} us of CPU now")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
