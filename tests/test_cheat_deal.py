@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import trio.testing
-from test_cheat_support import Liar, assert_caught
+from test_cheat_support import Liar, assert_caught, verify_record
 
 from p2p_koikoi.engine import preset
 from p2p_koikoi.engine.cards import Card
@@ -248,7 +248,7 @@ async def test_refusing_to_reveal_forfeits_after_the_step_deadline(
     """Withholding the secret cannot be proved by any entry, only by silence: the honest side waits the
     automatic step's deadline (60 s, on the autojump clock) from the moment the secret was due, then
     ends the match as the staller's forfeit, with its own signed goodbye (``peer-gone``) as the record's
-    last entry, its secret the last entry before it."""
+    last entry, its secret the last entry before it; ``koikoi verify`` reports the same forfeit."""
     d = await duel(RULES, tmp_path, cheater=Staller, step_deadline=60, dead_after=10_000, timeout=10_000)
     report = d.report
     assert report.ended_by == "peer-vanished" and report.failure is None
@@ -261,3 +261,9 @@ async def test_refusing_to_reveal_forfeits_after_the_step_deadline(
     assert (goodbye.entry.kind, goodbye.entry.author, goodbye.entry.body[0]) == ("goodbye", 0, "peer-gone")
     assert owed.entry.author == honest.seat and isinstance(parse_message(owed.entry.body[2]), Reveal)
     assert not any(e.entry.author == CHEATER for e in d.record.entries if e.entry.seq > owed.entry.seq)
+    # verify cannot see a clock: it takes the signed goodbye as how the match ended, a forfeit by the staller.
+    verdict = verify_record(d.path)
+    assert (verdict.code, verdict.verdict) == (0, "verified"), verdict.output
+    ending, outcome = verdict.output["ending"], verdict.output["outcome"]
+    assert (ending["how"], ending["seat"], ending["text"]) == ("peer-gone", 0, report.text)
+    assert (outcome["winner"], outcome["termination"]) == (honest.seat, "forfeit")
