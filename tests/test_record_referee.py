@@ -120,3 +120,22 @@ def test_a_coin_value_that_does_not_open_its_commitment() -> None:
     lied = resign(entries, i, played.keys, body=[number, redeal, message[:1] + bytes(32)])
     report = verify_entries(lied)
     assert (report.finding.entry, report.finding.reason, report.finding.blame) == (i, "commitment-mismatch", 1)
+
+
+def test_two_copies_that_part_at_an_entry_one_author_signed_twice_show_a_fork(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Each copy verifies alone; side by side they prove seat 0 signed two different entries with one number."""
+    from p2p_koikoi.app.records import verify_paths
+
+    played = honest()
+    cut = list(played.entries[: find(played.entries, "move", nth=8)])
+    host_copy = [*cut, goodbye(cut, played.keys, 0, "quit", "bye")]
+    guest_copy = [*cut, goodbye(cut, played.keys, 0, "quit", "farewell")]
+    (tmp_path / "a.koikoi").write_bytes(record_bytes(host_copy))
+    (tmp_path / "b.koikoi").write_bytes(record_bytes(guest_copy, seat=1))
+    (tmp_path / "c.koikoi").write_bytes(record_bytes(cut))  # a third copy that stops before: no fork
+    assert verify_entries(host_copy).verdict == verify_entries(guest_copy).verdict == "verified"
+    reports = verify_paths([tmp_path], jobs=1)
+    for report in reports[:2]:
+        assert report.verdict == "failed"
+        assert (report.finding.entry, report.finding.reason, report.finding.blame) == (len(cut), "fork", 0)
+    assert reports[2].verdict == "incomplete"

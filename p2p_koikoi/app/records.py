@@ -103,7 +103,9 @@ def expand_paths(paths: Sequence[Path]) -> list[Path]:
 def verify_paths(
     paths: Sequence[Path], jobs: int | None = None, on_done: Callable[[VerifyReport], None] | None = None
 ) -> list[VerifyReport]:
-    """Verify every file (in parallel on ``jobs`` processes, all cores by default); reports in input order."""
+    """Verify every file (in parallel on ``jobs`` processes, all cores by default); reports in input order.
+
+    Copies of one match (the host's and the guest's) are then compared: a fork shows only across them."""
     files = expand_paths(paths)
     workers = max(1, min(jobs or os.cpu_count() or 1, len(files)))
     reports: dict[int, VerifyReport] = {}
@@ -119,7 +121,11 @@ def verify_paths(
                 reports[futures[future]] = report = future.result()
                 if on_done is not None:
                     on_done(report)
-    return [reports[index] for index in range(len(files))]
+    ordered = [reports[index] for index in range(len(files))]
+    for report in ordered:
+        for other in ordered:
+            report.cross_check(other)
+    return ordered
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,6 +119,20 @@ class VerifyReport:
     next_writer: int | None = None
     problem: str = ""
     warnings: list[str] = field(default_factory=list)
+    chain: list[tuple[int, bytes]] = field(default_factory=list)  # (author, digest) of every entry that passed
+
+    def cross_check(self, other: VerifyReport) -> None:
+        """Two copies of one match (the host's and the guest's): where they part, if one author signed both
+        entries, that author forked the chain, which neither copy alone can show."""
+        if self.match_id is None or self.match_id != other.match_id or self.path == other.path:
+            return
+        for seq, (mine, theirs) in enumerate(zip(self.chain, other.chain, strict=False)):
+            if mine == theirs:
+                continue
+            if mine[0] == theirs[0] and (self.finding is None or (self.finding.entry or 0) > seq):
+                text = f"seat {mine[0]} signed two different entries numbered {seq}: here and in {other.path}"
+                self.verdict, self.finding = "failed", Finding(seq, "fork", text, mine[0])
+            return
 
     @property
     def exit_code(self) -> int:
@@ -254,6 +268,7 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
     report.complete = walk.ending.complete
     report.problem = walk.ending.problem
     report.writer_seat = walk.header.writer_seat if walk.header is not None else None
+    report.chain = [(signed.entry.author, signed.digest) for signed in referee.entries]
     finding = referee.finding
     ended = referee.end  # how the entries ended the match, if they did
     if walk.unreadable is not None and finding is None:
