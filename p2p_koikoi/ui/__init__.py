@@ -1,1 +1,3 @@
-"""Rendering and key input for the terminal: what a person sees and presses (no game logic here)."""
+"""The terminal table: pure rendering (state in, rich text lines out), key input, and the live
+player that ties them to the peer runner. Nothing here holds game logic: views, legal moves,
+counts and yaku progress come from the engine and the app layer."""

@@ -1,0 +1,350 @@
+"""The parts of the table screen, each a pure function from :class:`TableState` to lines.
+
+Top to bottom: the status line (round N of M, the dealer, both scores or pools, the
+Koi-Koi calls and what they multiply), the opponent (hand count, captures by kind, yaku
+tracker), the table (with the stock count and a drawn card on show), your captures and
+tracker, your hand numbered 1 to 8, the log of moves, and a two-line prompt. Every line is
+cut to the width; :mod:`p2p_koikoi.ui.render` decides how many lines each part gets.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from p2p_koikoi.app.shobu import koikoi_multiplier
+from p2p_koikoi.app.tracker import captured_by_kind, progress
+from p2p_koikoi.engine import Card, Kind, cards_of
+from p2p_koikoi.engine.cards import month_mask
+from p2p_koikoi.engine.rules import Scoring
+from p2p_koikoi.ui.cards import CELL, KIND_NAMES, card_cell, short_label
+from p2p_koikoi.ui.state import TableState, waiting_text
+
+__all__ = [
+    "capture_rows_wanted",
+    "fit",
+    "hand_lines",
+    "log_lines",
+    "player_lines",
+    "prompt_lines",
+    "rule",
+    "status_line",
+    "table_lines",
+]
+
+
+def fit(text: Text | str, width: int, style: str = "") -> Text:
+    """One screen line: cut to ``width`` with an ellipsis when it is longer."""
+    line = Text(text, style=style) if isinstance(text, str) else text.copy()
+    line.no_wrap = True
+    if line.cell_len > width:
+        line.truncate(width, overflow="ellipsis")
+    return line
+
+
+def rule(title: str, width: int, style: str = "bold") -> Text:
+    """``── title ──────`` across the width."""
+    head = f"── {title} " if title else ""
+    return fit(Text(head, style=style) + Text("─" * max(0, width - len(head)), style="dim"), width)
+
+
+# -- the status line -----------------------------------------------------------------------
+
+
+def status_line(state: TableState, width: int) -> Text:
+    """Round N of M, the dealer, both scores (or pools), and the Koi-Koi calls with what they
+    multiply; in fewer words when the full line does not fit."""
+    rules = state.rules
+    full: list[str] = []
+    short: list[str] = []
+    tiny: list[str] = []
+    if state.round_number and rules is not None:
+        full.append(f"Round {state.round_number} of {rules.rounds}")
+    elif rules is not None:
+        full.append(f"Koi-Koi ({rules.preset})")
+    short += full
+    if state.dealer is not None:
+        dealer = state.name(state.dealer)
+        full.append(f"Dealer: {dealer}")
+        short.append(f"{dealer} deal{'' if state.dealer == state.seat else 's'}")
+    if state.points is not None and rules is not None:
+        label = "Pools: " if rules.scoring is Scoring.POOL else ""
+        me, them = state.seat, 1 - state.seat
+        points = f"{label}{state.me} {state.points[me]} · {state.them} {state.points[them]}"
+        full.append(points)
+        short.append(points)
+    tiny += short
+    if state.view is not None and rules is not None:
+        calls, factor = _calls_text(state)
+        full.append(f"Koi-Koi: {calls}" + (f" → {factor}" if factor else ""))
+        short.append(f"Koi-Koi → {factor}" if factor else "Koi-Koi: none")
+        mine = state.me
+        tiny.append(short[-1].replace(f"{mine} ×", "you ×").replace(f"{state.them} ×", "them ×"))
+    for parts in (full, short, tiny):
+        text = " " + " │ ".join(parts)
+        if len(text) <= width:
+            break
+    return fit(Text(text.ljust(width), style="bold reverse"), width)
+
+
+def _calls_text(state: TableState) -> tuple[str, str]:
+    """The calls this round (``You 1, Bot 0`` or ``none``) and the multiplier they make (or "")."""
+    view, rules = state.view, state.rules
+    assert view is not None and rules is not None
+    me, them = state.seat, 1 - state.seat
+    mine, theirs = view.calls[me], view.calls[them]
+    if not mine and not theirs:
+        return "none", ""
+    ours, _ = koikoi_multiplier(rules, mine, theirs)
+    other, _ = koikoi_multiplier(rules, theirs, mine)
+    if ours == other:
+        factor = f"×{ours}"
+    else:  # the multiplier depends on who wins: name the winner it helps
+        factor = ", ".join(f"{name} ×{f}" for name, f in ((state.me, ours), (state.them, other)) if f > 1) or "×1"
+    return f"{state.me} {mine}, {state.them} {theirs}", factor
+
+
+# -- a player's captures and yaku tracker ----------------------------------------------------------
+
+
+def _captures(state: TableState, seat: int) -> int:
+    if state.round_end is not None:
+        return state.round_end.captures[seat]
+    return state.view.captures[seat] if state.view is not None else 0
+
+
+def capture_rows_wanted(state: TableState, seat: int) -> int:
+    """Rows a player's captures need to show each kind on its own line (at least one)."""
+    groups = captured_by_kind(_captures(state, seat))
+    return max(1, sum(1 for cards in groups.values() if cards))
+
+
+def _kind_segments(caps: int) -> list[Text]:
+    out: list[Text] = []
+    for kind, cards in captured_by_kind(caps).items():
+        if not cards:
+            continue
+        label = Text(f"{KIND_NAMES[kind]} {len(cards)}".ljust(11), style="bold")
+        names = Text(", ".join(short_label(c) for c in cards), style="dim" if kind is Kind.PLAIN else "")
+        out.append(label + names)
+    return out
+
+
+def _tracker_rows(state: TableState, seat: int, width: int, rows: int) -> list[Text]:
+    rules = state.rules
+    if rules is None or width < 8:
+        return []
+    entries: list[Text] = []
+    for item in progress(_captures(state, seat), rules):
+        entries.append(Text(f"✓ {item}", style="bold green") if item.made else Text(str(item), style="cyan"))
+    out: list[Text] = []
+    line = Text()
+    for entry in entries:
+        if line.plain and line.cell_len + 3 + entry.cell_len > width:
+            out.append(line)
+            line = Text()
+            if len(out) == rows:
+                return out
+        line = line + Text(" · ", style="dim") + entry if line.plain else entry
+    if line.plain:
+        out.append(line)
+    return out[:rows]
+
+
+def player_lines(state: TableState, seat: int, width: int, rows: int) -> list[Text]:
+    """The header (name, hand count, calls) and ``rows`` lines of captures by kind, with the
+    yaku tracker on the right."""
+    view = state.view
+    header = state.name(seat)
+    if view is not None and state.round_end is None:
+        if seat != state.seat:
+            count = view.hand_size(seat)
+            header += f" · {count} card{'' if count == 1 else 's'} in hand"
+        if view.calls[seat]:
+            header += f" · called Koi-Koi ×{view.calls[seat]}"
+    tracker_width = min(34, max(0, width // 3))
+    left_width = width - tracker_width - 1
+    segments = _kind_segments(_captures(state, seat))
+    if not segments:
+        segments = [Text("no captures yet", style="dim")]
+    if len(segments) > rows:  # too little room: the last row takes the rest
+        head, rest = segments[: rows - 1], segments[rows - 1 :]
+        joined = Text(" · ", style="dim").join(rest)
+        segments = [*head, joined]
+    tracker = _tracker_rows(state, seat, tracker_width, rows)
+    lines = [rule(header, width)]
+    for i in range(rows):
+        left = fit(Text("  ") + segments[i], left_width) if i < len(segments) else Text()
+        left.pad_right(left_width - left.cell_len)
+        right = tracker[i] if i < len(tracker) else Text()
+        lines.append(fit(left + Text(" ") + right, width))
+    return lines
+
+
+# -- the table and the hand ----------------------------------------------------------------------
+
+
+def _per_row(width: int) -> int:
+    return max(1, width // CELL)
+
+
+def table_rows(state: TableState, width: int) -> int:
+    """Rows of card cells the table needs."""
+    view = state.view
+    count = view.table.bit_count() if view is not None else 0
+    return max(1, -(-count // _per_row(width)))
+
+
+def _cells(cards: list[Card], markers: list[Text], focused: int | None, width: int, dim: set[Card]) -> list[Text]:
+    lines: list[Text] = []
+    per_row = _per_row(width)
+    for start in range(0, len(cards), per_row):
+        chunk = cards[start : start + per_row]
+        mark, top, bottom = Text(), Text(), Text()
+        for i, card in enumerate(chunk, start):
+            upper, lower = card_cell(card, focused=i == focused, dim=card in dim)
+            marker = markers[i].copy()
+            marker.pad_right(CELL - marker.cell_len)
+            mark += marker
+            top += upper + Text(" ")
+            bottom += lower + Text(" ")
+        lines += [fit(mark, width), fit(top, width), fit(bottom, width)]
+    return lines
+
+
+def _drawn_text(state: TableState) -> str:
+    card, view = state.drawn, state.view
+    if card is None or view is None:
+        return ""
+    matches = list(cards_of(view.table & month_mask(card.month)))
+    if not matches:
+        where = "goes to the table"
+    elif len(matches) == 2:
+        where = "matches two"
+    else:
+        where = "takes " + ", ".join(c.display_name for c in matches)
+    who = "You draw" if view.turn == state.seat else f"{state.them} draws"
+    return f" · {who} {card.display_name} → {where}"
+
+
+def table_lines(state: TableState, width: int) -> list[Text]:
+    """The table's header (stock count, a drawn card on show) and its cards, three lines a row."""
+    view = state.view
+    if view is None:
+        return [rule("Table", width), Text(), Text(), Text()]
+    header = rule(f"Table · {view.stock_left} in the stock{_drawn_text(state)}", width)
+    cards = list(cards_of(view.table))
+    if not cards:
+        return [header, Text(), Text("  (no cards on the table)", style="dim"), Text()]
+    focus = state.focus
+    markers = [Text() for _ in cards]
+    focused: int | None = None
+    pointing = None
+    if focus is not None and focus.mode == "hand" and focus.hand:
+        pointing = focus.hand[focus.index]
+    elif state.drawn is not None:
+        pointing = state.drawn
+    if focus is not None and focus.mode in ("target", "draw"):
+        for number, target in enumerate(focus.targets, 1):
+            i = cards.index(target)
+            here = number - 1 == focus.index
+            markers[i] = Text(f"{'▶' if here else ' '}{number}", style="bold reverse" if here else "bold")
+            if here:
+                focused = i
+    elif pointing is not None:
+        for i, card in enumerate(cards):
+            if card.month == pointing.month:
+                markers[i] = Text(" ↓", style="bold")
+    return [header, *_cells(cards, markers, focused, width, set())]
+
+
+def hand_lines(state: TableState, width: int) -> list[Text]:
+    """Your hand, numbered 1 to 8; ``+`` marks a card that would take something."""
+    view = state.view
+    if view is None:
+        return [rule("Your hand", width), Text(), Text(), Text()]
+    focus = state.focus
+    cards = list(focus.hand) if focus is not None and focus.hand else list(cards_of(view.hands[state.seat]))
+    header = rule(f"Your hand · {len(cards)} card{'' if len(cards) == 1 else 's'}", width)
+    if not cards:
+        return [header, Text(), Text("  (your hand is empty)", style="dim"), Text()]
+    focused: int | None = None
+    dim: set[Card] = set()
+    if focus is not None and focus.mode == "hand":
+        focused = focus.index
+    elif focus is not None and focus.mode == "target" and focus.card is not None:
+        focused = cards.index(focus.card)
+        dim = {c for c in cards if c != focus.card}
+    markers = []
+    for i, card in enumerate(cards):
+        takes = bool(view.table & month_mask(card.month))
+        here = i == focused
+        markers.append(Text(f"{'▶' if here else ' '}{i + 1}{' +' if takes else ''}", style="bold"))
+    return [header, *_cells(cards, markers, focused, width, dim)]
+
+
+# -- the log and the prompt ----------------------------------------------------------------------------
+
+
+def log_lines(state: TableState, width: int, rows: int) -> list[Text]:
+    """The last ``rows`` lines of the log, the newest in bold."""
+    if rows <= 0:
+        return []
+    shown = state.log[-rows:]
+    out = [fit("  " + line, width, "bold" if i == len(shown) - 1 else "") for i, line in enumerate(shown)]
+    return out + [Text() for _ in range(rows - len(out))]
+
+
+def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:
+    """Two lines: what is going on (or the card under the cursor), then the keys that work now."""
+    focus = state.focus
+    info: Text
+    keys: str
+    if state.round_end is not None:
+        result = state.round_end.result
+        winner = result.outcome.winner
+        paid = result.score.payment if result.score is not None else 0
+        scored = (
+            f": {state.name(winner)} {'score' if winner == state.seat else 'scores'} {paid}"
+            if winner is not None
+            else ""
+        )
+        info = Text(f"Round {result.number} is over{scored}.", style="bold")
+        keys = "Enter: continue · ? help · q quit"
+    elif focus is None:
+        waiting = waiting_text(state)
+        info = Text(f"{spinner} {waiting}", style="bold cyan") if waiting else Text()
+        keys = "? help · q quit"
+    elif focus.mode == "hand":
+        info = _hand_info(state)
+        keys = "1-8 or ←→ and Enter: play that card · ? the card · q quit"
+    elif focus.mode in ("target", "draw"):
+        card = focus.card
+        verb = "drew" if focus.mode == "draw" else "play"
+        name = card.display_name if card is not None else "the card"
+        target = focus.targets[focus.index].display_name
+        info = Text(f"▶ You {verb} {name}: it matches two. Take {target}?", style="bold")
+        numbers = f"1-{len(focus.targets)}"
+        keys = f"{numbers} or ←→ and Enter: take it" + (" · Esc: put the card back" if focus.mode == "target" else "")
+        keys += " · ? the card · q quit"
+    elif focus.mode == "decision":
+        pays = state.decision.payment if state.decision is not None else 0
+        info = Text(f"▶ Shōbu scores {pays} now; Koi-Koi plays on for more, at a risk.", style="bold")
+        keys = "s: Shōbu (stop and score) · k: Koi-Koi (play on) · ? help · q quit"
+    else:
+        info = Text("▶ " + " · ".join(f"{i}: {o}" for i, o in enumerate(focus.options, 1)), style="bold")
+        keys = f"1-{len(focus.options)} or ←→ and Enter: choose · ? help · q quit"
+    return [fit(info, width), fit(Text(keys, style="dim"), width)]
+
+
+def _hand_info(state: TableState) -> Text:
+    focus, view = state.focus, state.view
+    assert focus is not None and view is not None
+    card = focus.hand[focus.index]
+    matches = list(cards_of(view.table & month_mask(card.month)))
+    if not matches:
+        where = "goes to the table"
+    elif len(matches) == 2:
+        where = "matches two: you choose which to take"
+    else:
+        where = "takes " + ", ".join(c.display_name for c in matches)
+    return Text(f"▶ {focus.index + 1}: {card.display_name} ({card.kind.name.lower()}) → {where}", style="bold")

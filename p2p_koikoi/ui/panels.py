@@ -1,0 +1,174 @@
+"""The panels that take over part of the screen: the Koi-Koi/Shōbu count, the end of a round,
+the end of the match, and boxes drawn over the table (help, a card's facts, questions).
+
+The count is :meth:`RoundScore.lines`, the very lines ``koikoi score`` prints, so the prompt,
+the end of a round and the calculator always agree.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from rich.text import Text
+
+from p2p_koikoi.app.tracker import short_name
+from p2p_koikoi.engine import OutcomeKind, RoundResult, RoundScore, Termination
+from p2p_koikoi.ui.board import fit, rule
+from p2p_koikoi.ui.state import Overlay, TableState
+
+__all__ = ["box", "decision_panel", "final_screen", "match_summary", "overlay_onto", "round_end_panel"]
+
+
+def _count_lines(score: RoundScore, width: int) -> list[Text]:
+    return [fit("  " + line, width) for line in score.lines()]
+
+
+def decision_panel(state: TableState, width: int) -> list[Text]:
+    """What Shōbu would pay now, line by line: the yaku, each multiplier with its reason, the cap
+    and the payment."""
+    score = state.decision
+    lines = [rule("You made a yaku: Shōbu or Koi-Koi?", width, "bold yellow")]
+    if score is None:
+        return lines
+    lines += _count_lines(score, width)
+    verb = "score" if state.me == "You" else "scores"
+    lines.append(fit(f"  Shōbu now: {state.me} {verb} {score.payment}.", width, "bold"))
+    return lines
+
+
+def _winner_line(state: TableState, result: RoundResult) -> str:
+    outcome = result.outcome
+    if outcome.kind is OutcomeKind.REDEAL:
+        return "The table showed four of a month: the cards are dealt again."
+    if outcome.winner is None or result.score is None:
+        why = {
+            OutcomeKind.DRAWN: "the hands ran out: a drawn round",
+            OutcomeKind.NO_GAME: "the hands ran out: no game",
+            OutcomeKind.HAND_YAKU_DRAW: "both were dealt a hand yaku: a drawn round",
+        }.get(outcome.kind, outcome.kind.value)
+        return f"Nobody scores ({why})."
+    who = state.name(outcome.winner)
+    verb = "win" if who == "You" else "wins"
+    how = {
+        OutcomeKind.STOP: "with Shōbu",
+        OutcomeKind.AUTO_STOP: "with a yaku that ends it by the rules",
+        OutcomeKind.HAND_YAKU: "with a hand yaku",
+        OutcomeKind.LAST_CALLER: "as the last Koi-Koi caller",
+        OutcomeKind.DEALER_BONUS: "with the dealer's bonus",
+    }.get(outcome.kind, "")
+    return f"{who} {verb} the round {how}: {result.score.payment} points.".replace("  ", " ")
+
+
+def round_end_panel(state: TableState, width: int) -> list[Text]:
+    """The end of a round: who won and the same count, line by line, and the next dealer.
+    (Both players' captures stay on screen above it.)"""
+    end = state.round_end
+    assert end is not None
+    result = end.result
+    lines = [rule(f"Round {result.number} over", width, "bold yellow")]
+    lines.append(fit("  " + _winner_line(state, result), width, "bold"))
+    if result.score is not None:
+        lines += _count_lines(result.score, width)
+    lines.append(fit(f"  Next dealer: {state.name(result.outcome.next_dealer)}.", width))
+    return lines
+
+
+def _match_headline(state: TableState) -> str:
+    outcome = state.outcome
+    if outcome is None:
+        return f"The match ended: {state.ended}" if state.ended else "The match ended."
+    me, them = state.seat, 1 - state.seat
+    score = f"{outcome.points[me]} to {outcome.points[them]}"
+    if outcome.winner is None:
+        return f"A drawn match, {score}."
+    who = state.name(outcome.winner)
+    verb = "win" if who == "You" else "wins"
+    if outcome.termination is Termination.FORFEIT:
+        why = f" ({state.ended})" if state.ended else ""
+        return f"{who} {verb} the match by forfeit{why}."
+    if outcome.termination is Termination.POOL_EMPTY:
+        return f"{who} {verb} the match: the other pool is empty, {score}."
+    return f"{who} {verb} the match, {score}."
+
+
+def match_summary(state: TableState, width: int) -> list[Text]:
+    """The winner, then the table of rounds: who dealt, who won, what was paid, the points after
+    it and the yaku."""
+    me, them = state.seat, 1 - state.seat
+    lines = [fit("  " + _match_headline(state), width, "bold"), Text()]
+    name_w = max(6, len(state.me), len(state.them))
+    head = (
+        f"  {'Round':>5}  {'Dealer':<{name_w}}  {'Winner':<{name_w}}  {'Paid':>4}"
+        f"  {state.me:>{name_w}} {state.them:>{name_w}}  Yaku"
+    )
+    lines.append(fit(head, width, "bold underline"))
+    for result in state.results:
+        if result.outcome.kind is OutcomeKind.REDEAL:
+            continue
+        winner = state.name(result.outcome.winner) if result.outcome.winner is not None else "—"
+        paid = result.score.payment if result.score is not None else 0
+        yaku = ", ".join(f"{short_name(y.yaku)} {y.points}" for y in result.outcome.yaku) or "—"
+        row = (
+            f"  {result.number:>5}  {state.name(result.dealer):<{name_w}}  {winner:<{name_w}}  {paid:>4}"
+            f"  {result.points[me]:>{name_w}} {result.points[them]:>{name_w}}  {yaku}"
+        )
+        lines.append(fit(row, width))
+    if not state.results:
+        lines.append(fit("  (no round was finished)", width, "dim"))
+    return lines
+
+
+def final_screen(state: TableState, width: int) -> list[Text]:
+    """The end of the match: :func:`match_summary`, where the record is, and the key to leave."""
+    lines = [fit(" Match over ".center(width, "═"), width, "bold yellow"), Text()]
+    lines += match_summary(state, width)
+    lines.append(Text())
+    if state.record is not None:
+        lines += _wrapped(f"Record saved: {state.record}", width)
+        lines += _wrapped(f"Check it with: koikoi verify {state.record}", width)
+    else:
+        lines.append(fit("  Where the record is saved is printed when you leave.", width, "dim"))
+    lines.append(Text())
+    lines.append(fit("  Enter: leave", width, "dim"))
+    return lines
+
+
+def _wrapped(text: str, width: int) -> list[Text]:
+    """A long line (a path) cut into screen lines, so nothing of it is hidden."""
+    room = max(10, width - 4)
+    return [Text(("  " if i == 0 else "    ") + text[i : i + room]) for i in range(0, len(text), room)]
+
+
+def box(overlay: Overlay, width: int, height: int) -> list[Text]:
+    """A framed box for ``overlay``, at most ``width`` x ``height``, its text wrapped to fit."""
+    inner = max(10, width - 4)
+    body: list[str] = []
+    for line in overlay.lines:
+        body += textwrap.wrap(line, inner, subsequent_indent="  ") or [""]
+    room = max(1, height - 2)
+    offset = min(overlay.offset, max(0, len(body) - room))
+    shown = body[offset : offset + room]
+    keys = overlay.keys + (" · ↑↓ scroll" if len(body) > room else "")
+    top = f"┌─ {overlay.title} "
+    bottom = f"└─ {keys} "
+    out = [fit(top + "─" * max(0, width - len(top) - 1) + "┐", width, "bold")]
+    for line in shown:
+        out.append(Text("│ ", style="bold") + Text(line.ljust(inner)[:inner]) + Text(" │", style="bold"))
+    out.append(fit(bottom + "─" * max(0, width - len(bottom) - 1) + "┘", width, "bold"))
+    return out
+
+
+def overlay_onto(screen: list[Text], panel: list[Text], width: int) -> list[Text]:
+    """``panel`` drawn over the middle of ``screen`` (whose lines it replaces in part)."""
+    panel_width = max((line.cell_len for line in panel), default=0)
+    left = max(0, (width - panel_width) // 2)
+    top = max(0, (len(screen) - len(panel)) // 2)
+    out = list(screen)
+    for i, line in enumerate(panel):
+        row = top + i
+        if row >= len(out):
+            out.append(Text())
+        under = out[row].copy()
+        under.pad_right(width - under.cell_len)
+        out[row] = under[:left] + line + under[left + line.cell_len :]
+    return out

@@ -1,0 +1,90 @@
+"""Everything the screen shows, as plain data: the renderer draws a :class:`TableState` and
+nothing else, so a test can build one by hand and read the text that comes out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from p2p_koikoi.engine import CHANCE, Card, MatchOutcome, Round, RoundResult, RoundScore, RuleSet
+from p2p_koikoi.ui.picker import Focus
+
+__all__ = ["Overlay", "RoundEnd", "TableState", "waiting_text"]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnd:
+    """A finished round as its panel shows it: the result, and both piles of captures as they
+    stood (the next round's deal must not wipe them while the person reads)."""
+
+    result: RoundResult
+    captures: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Overlay:
+    """A box drawn over the table: help, a card's facts, a question, the rules, a notice."""
+
+    title: str
+    lines: tuple[str, ...]
+    keys: str
+    offset: int = 0  # the first line shown, for text longer than the box
+
+
+@dataclass
+class TableState:
+    seat: int = 0
+    names: tuple[str, str] = ("You", "Opponent")  # by seat
+    rules: RuleSet | None = None
+    round_number: int = 0
+    redeal: int = 0
+    dealer: int | None = None
+    points: tuple[int, int] | None = None
+    view: Round | None = None
+    drawn: Card | None = None  # a drawn card on show, before it lands or takes
+    log: list[str] = field(default_factory=list)
+    phase_text: str = "Connecting…"  # what is being waited for when no round is on the table
+    focus: Focus | None = None
+    decision: RoundScore | None = None  # what Shōbu pays now, while Koi-Koi or Shōbu is open
+    round_end: RoundEnd | None = None
+    results: list[RoundResult] = field(default_factory=list)
+    outcome: MatchOutcome | None = None
+    ended: str = ""  # how the match ended, in words, when it did not end by playing it out
+    overlay: Overlay | None = None
+    final: bool = False  # the end-of-match screen
+    record: Path | None = None
+    leaving: bool = False
+    notice: str = ""  # a message from the use case (reconnecting...), shown until the next event
+
+    def name(self, seat: int) -> str:
+        return self.names[seat]
+
+    @property
+    def me(self) -> str:
+        return self.names[self.seat]
+
+    @property
+    def them(self) -> str:
+        return self.names[1 - self.seat]
+
+
+def waiting_text(state: TableState) -> str | None:
+    """What the screen is waiting for, for the spinner; None when it waits for the person."""
+    if state.focus is not None or state.overlay is not None or state.round_end is not None or state.final:
+        return None
+    if state.leaving:
+        return "Leaving the match…"
+    if state.notice:
+        return state.notice
+    if state.outcome is not None or state.ended:
+        return None
+    view = state.view
+    if view is None:
+        return state.phase_text
+    if view.over:
+        return "Checking the deal…"
+    if view.to_act == CHANCE:
+        return "Turning over the stock card…"
+    if view.to_act != state.seat:
+        return f"{state.them} is choosing…"
+    return None

@@ -1,0 +1,467 @@
+"""A person at the terminal table: the :class:`~p2p_koikoi.net.runner.Player` behind ``koikoi
+play``, ``host`` and ``join``.
+
+The runner must never wait on the screen, so :meth:`TablePlayer.notify` only queues what
+happened; an *animator* task shows it at a person's pace (the opponent's play, a short
+pause, the card drawn and what it takes) while the protocol runs on. :meth:`choose` waits
+until the screen has caught up, then opens a :class:`~p2p_koikoi.ui.picker.Picker` and
+waits for the keys. Keys arrive on a channel (from the terminal's key reader, or a test)
+and a *spinner* task keeps the waiting line alive. ``q`` asks first, then leaves through
+the runner's ``quit_requested`` event or :class:`PlayerQuit`, so the goodbye forfeits the
+match, tells the opponent and is recorded.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import trio
+from rich.text import Text
+
+from p2p_koikoi.app.follow import follow
+from p2p_koikoi.app.shobu import shobu_now
+from p2p_koikoi.bots.base import MatchContext
+from p2p_koikoi.engine import AnyAction, Event, OutcomeKind, Round, RuleSet, Termination, cards_of, preset
+from p2p_koikoi.engine.ruledoc import describe
+from p2p_koikoi.engine.rules import Scoring
+from p2p_koikoi.net.runner import PlayerQuit
+from p2p_koikoi.session.match_session import SessionEvent
+from p2p_koikoi.ui.cards import card_facts
+from p2p_koikoi.ui.glyphs import SPINNER_ASCII, SPINNER_UNICODE
+from p2p_koikoi.ui.picker import Picker
+from p2p_koikoi.ui.render import render
+from p2p_koikoi.ui.state import Overlay, RoundEnd, TableState, waiting_text
+
+__all__ = ["Screen", "TablePlayer"]
+
+LOG_KEPT = 50
+
+
+class _Leave:
+    """What a decision answers when the person leaves instead."""
+
+
+class Screen(Protocol):
+    """Where frames go: the terminal, or a test's recorder."""
+
+    def size(self) -> tuple[int, int]: ...
+
+    def draw(self, lines: list[Text]) -> None: ...
+
+
+_THIRD_PERSON = {"play": "plays", "draw": "draws", "take": "takes", "call": "calls", "show": "shows", "keep": "keeps"}
+
+
+class TablePlayer:
+    """The table screen and the person's decisions (see the module docstring)."""
+
+    def __init__(
+        self,
+        screen: Screen,
+        *,
+        seat: int = 0,
+        names: tuple[str, str] = ("You", "Opponent"),  # ours, theirs
+        pause: float = 0.5,
+        ascii_only: bool = False,
+        rules: RuleSet | None = None,
+        waiting: str = "Connecting…",
+        assume_yes: bool = False,
+    ) -> None:
+        self.screen = screen
+        by_seat = names if seat == 0 else (names[1], names[0])
+        self.state = TableState(seat=seat, names=by_seat, phase_text=waiting)
+        self.assume_yes = assume_yes
+        self.pause = pause
+        self.ascii_only = ascii_only
+        self.quit_requested = trio.Event()
+        self.in_match = False
+        self.frames = 0
+        self._spinner = SPINNER_ASCII if ascii_only else SPINNER_UNICODE
+        self._events: deque[SessionEvent | Round] = deque()
+        self._wake = trio.Event()
+        self._idle = trio.Event()
+        self._idle.set()
+        self._picker: Picker | None = None
+        self._answer: trio.MemorySendChannel[AnyAction | _Leave] | None = None
+        self._overlays: list[tuple[str, Overlay]] = []
+        self._question: trio.MemorySendChannel[bool | None] | None = None
+        self._dismiss: trio.Event | None = None
+        self._turn_seat: int | None = None  # whose turn the last log line tells
+        if rules is not None:
+            self.set_rules(rules)
+
+    # -- the tasks -------------------------------------------------------------------------------
+
+    async def run(self, keys: trio.MemoryReceiveChannel[str]) -> None:
+        """Read keys, animate events and spin the spinner until cancelled."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._animate)
+            nursery.start_soon(self._spin)
+            self.redraw()
+            async for key in keys:
+                self.press(key)
+                self.redraw()
+
+    def redraw(self) -> None:
+        width, height = self.screen.size()
+        frame = self._spinner[int(trio.current_time() * 10) % len(self._spinner)]
+        self.screen.draw(render(self.state, width, height, spinner=frame, ascii_only=self.ascii_only))
+        self.frames += 1
+
+    async def _spin(self) -> None:
+        while True:
+            await trio.sleep(0.1)
+            if waiting_text(self.state) is not None:
+                self.redraw()
+
+    async def _animate(self) -> None:
+        while True:
+            if not self._events:
+                self._idle.set()
+                await self._wake.wait()
+                self._wake = trio.Event()
+                continue
+            await self._show(self._events.popleft())
+            self.redraw()
+
+    async def settle(self) -> None:
+        """Wait until the screen has shown every event queued (and the person closed any round's panel)."""
+        while not self._idle.is_set():
+            await self._idle.wait()
+
+    # -- the Player protocol ------------------------------------------------------------------------
+
+    async def accept_rules(self, rules: RuleSet) -> bool:
+        self.in_match = True
+        self.set_rules(rules)
+        if self.assume_yes:
+            return True
+        lines = describe(rules).splitlines()
+        changes = rules.differences(preset(rules.preset))
+        if changes:
+            lines.insert(1, "Changed from the preset: " + ", ".join(f"{k}={v}" for k, v, _ in changes))
+        answer = await self._ask(Overlay("Play by these rules?", tuple(lines), "y: play · n: decline"))
+        if answer is None:
+            raise PlayerQuit("the player left")
+        return answer
+
+    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+        self.in_match = True
+        await self.settle()
+        state = self.state
+        if state.rules is None:
+            self.set_rules(context.rules)
+        state.view = view
+        state.points = context.points
+        picker = Picker(view, legal, state.seat)
+        if picker.focus.mode == "decision":
+            state.decision = shobu_now(view, state.seat, context.rules, context.points)
+        send, receive = trio.open_memory_channel[AnyAction | _Leave](1)
+        self._picker, self._answer = picker, send
+        state.focus = picker.focus
+        self.redraw()
+        try:
+            answer = await receive.receive()
+        finally:
+            self._picker = self._answer = None
+            state.focus = None
+            state.decision = None
+            self.redraw()
+        if isinstance(answer, _Leave):
+            raise PlayerQuit("the player left")
+        return answer
+
+    async def notify(self, events: list[SessionEvent]) -> None:
+        self.in_match = True
+        self._queue(events)
+
+    def see(self, view: Round) -> None:
+        """The runner's view of our seat after the events before it: the table as it truly is now."""
+        self._queue([view])
+
+    def _queue(self, items: Sequence[SessionEvent | Round]) -> None:
+        if not items:
+            return
+        self._events.extend(items)
+        if self._idle.is_set():
+            self._idle = trio.Event()
+        self._wake.set()
+
+    # -- for the host and join use cases ------------------------------------------------------------------
+
+    def set_rules(self, rules: RuleSet) -> None:
+        self.state.rules = rules
+        if self.state.points is None:
+            start = rules.pool if rules.scoring is Scoring.POOL else 0
+            self.state.points = (start, start)
+
+    def say(self, line: str) -> None:
+        """A message from the use case (hosting on a port, reconnecting...): into the log, and beside the
+        spinner during a match (where it says what is being waited for) until the next event."""
+        self._log(line.strip())
+        if self.in_match:
+            self.state.notice = line.strip()
+        self.redraw()
+
+    async def confirm(self, question: str) -> bool:
+        return bool(await self._ask(Overlay("Question", (question,), "y: yes · n: no")))
+
+    async def finish(self, record: Path | None) -> None:
+        """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves."""
+        await self.settle()
+        state = self.state
+        state.record = record
+        state.final = True
+        state.leaving = False
+        self._overlays.clear()
+        state.overlay = None
+        self._dismiss = trio.Event()
+        self.redraw()
+        await self._dismiss.wait()
+
+    # -- keys ----------------------------------------------------------------------------------------
+
+    def press(self, key: str) -> None:
+        """One key, wherever the person is: a box on top takes it first, then the decision."""
+        state = self.state
+        if self._overlays:
+            self._press_in_overlay(key)
+        elif state.final:
+            if key in ("enter", "space", "esc", "q") and self._dismiss is not None:
+                self._dismiss.set()
+        elif key == "q":
+            self._push("quit", self._quit_box())
+        elif key == "?":
+            self._push("help", self._help_box())
+        elif state.round_end is not None:
+            if key in ("enter", "space", "esc") and self._dismiss is not None:
+                self._dismiss.set()
+        elif self._picker is not None and self._answer is not None:
+            action = self._picker.press(key)
+            state.focus = self._picker.focus
+            if action is not None:
+                self._answer.send_nowait(action)
+
+    def _press_in_overlay(self, key: str) -> None:
+        kind = self._overlays[-1][0]
+        if kind == "quit":
+            if key == "y":
+                self._pop()
+                self._leave()
+            elif key in ("n", "esc", "q"):
+                self._pop()
+        elif kind == "question":
+            if key in ("up", "down"):
+                self._scroll(key)
+            elif key in ("y", "n", "esc") and self._question is not None:
+                self._question.send_nowait(key == "y")
+            elif key == "q":
+                self._push("quit", self._quit_box())
+        elif key in ("up", "down"):
+            self._scroll(key)
+        else:  # help: any other key closes it
+            self._pop()
+
+    def _scroll(self, key: str) -> None:
+        kind, overlay = self._overlays[-1]
+        offset = max(0, min(len(overlay.lines) - 1, overlay.offset + (1 if key == "down" else -1)))
+        self._overlays[-1] = (kind, Overlay(overlay.title, overlay.lines, overlay.keys, offset))
+        self.state.overlay = self._overlays[-1][1]
+
+    def _push(self, kind: str, overlay: Overlay) -> None:
+        self._overlays.append((kind, overlay))
+        self.state.overlay = overlay
+
+    def _pop(self) -> None:
+        self._overlays.pop()
+        self.state.overlay = self._overlays[-1][1] if self._overlays else None
+
+    def _leave(self) -> None:
+        self.quit_requested.set()
+        self.state.leaving = True
+        if self._answer is not None:
+            self._answer.send_nowait(_Leave())
+        if self._question is not None:
+            self._question.send_nowait(None)
+        if self._dismiss is not None:
+            self._dismiss.set()
+
+    async def _ask(self, overlay: Overlay) -> bool | None:
+        await self.settle()
+        send, receive = trio.open_memory_channel[bool | None](1)
+        self._question = send
+        self._push("question", overlay)
+        self.redraw()
+        try:
+            return await receive.receive()
+        finally:
+            self._question = None
+            self._overlays = [(k, o) for k, o in self._overlays if k != "question"]
+            self.state.overlay = self._overlays[-1][1] if self._overlays else None
+            self.redraw()
+
+    def _quit_box(self) -> Overlay:
+        them = self.state.them
+        if not self.in_match or self.state.outcome is not None:
+            return Overlay("Leave?", ("Leave now?",), "y: leave · n: stay")
+        lines = (
+            f"Leaving now forfeits the match: {them} wins it.",
+            f"{them} is told, and the record keeps the match up to here.",
+        )
+        return Overlay("Leave the match?", lines, "y: leave · n: stay")
+
+    def _help_box(self) -> Overlay:
+        state = self.state
+        lines: list[str] = []
+        focus = state.focus
+        card = focus.focused_card if focus is not None else None
+        if card is not None:
+            lines += [*card_facts(card, state.rules), ""]
+        lines += [
+            "1-8, or ←→ and Enter    play a hand card",
+            "1-2, or ←→ and Enter    take that table card, when two match",
+            "Esc                     put the card back",
+            "s / k                   after a new yaku: Shōbu (stop, score) / Koi-Koi",
+            "?  this help            q  leave (asks first; leaving forfeits)",
+            "",
+            "A card shows its plant (its month) and its kind: Bright 20, Animal 10, Ribbon 5, "
+            "Plain 1; Poem rib. and Blue rib. make Akatan and Aotan. '+' on a hand card: it takes "
+            "a table card ('↓' marks which). Beside the captures: yaku made (✓) and under way.",
+        ]
+        if state.rules is not None:
+            lines.append(f"Rules: {state.rules.format()} (`koikoi rules` tells them all).")
+        return Overlay("Help", tuple(lines), "any other key: close")
+
+    # -- showing events ---------------------------------------------------------------------------------
+
+    def _log(self, line: str, seat: int | None = None) -> None:
+        log = self.state.log
+        log.append(line)
+        del log[:-LOG_KEPT]
+        self._turn_seat = seat
+
+    def _tell(self, seat: int, verb: str, rest: str, *, new_turn: bool = False) -> None:
+        """``Bot plays X, takes Y`` starts a turn's line; ``draws Z`` continues it after a semicolon."""
+        state = self.state
+        word = verb if seat == state.seat else _THIRD_PERSON.get(verb, verb + "s")
+        if not new_turn and self._turn_seat == seat and state.log:
+            state.log[-1] = state.log[-1].rstrip(".") + f"; {word} {rest}."
+        else:
+            self._log(f"{state.name(seat)} {word} {rest}.", seat)
+
+    async def _show(self, event: SessionEvent | Round) -> None:
+        state = self.state
+        state.notice = ""
+        if isinstance(event, Round):
+            state.view = event
+            return
+        kind = event.kind
+        if kind == "offered" and event.rules is not None:
+            self.set_rules(event.rules)
+        elif kind == "first-dealer" and event.seat is not None:
+            self._log(f"{state.name(event.seat)} {'deal' if event.seat == state.seat else 'deals'} first.")
+        elif kind == "round" and event.seat is not None:
+            number, _, redeal = event.text.partition("/")
+            state.round_number, state.redeal, state.dealer = int(number), int(redeal or 0), event.seat
+            state.view, state.drawn, state.phase_text = None, None, "Shuffling…"
+            again = " (dealt again)" if state.redeal else ""
+            verb = "deal" if event.seat == state.seat else "deals"
+            self._log(f"Round {number}{again}: {state.name(event.seat)} {verb}.")
+        elif kind == "moves":
+            for move in event.events:
+                await self._show_move(move)
+            if not event.events and event.text:
+                self._log(event.text[0].upper() + event.text[1:] + ".")
+        elif kind == "result" and event.result is not None:
+            await self._show_result(event)
+        elif kind == "over" and event.outcome is not None:
+            state.outcome = event.outcome
+            if event.outcome.termination is Termination.FORFEIT and event.outcome.winner != state.seat:
+                state.ended = state.ended or "you left the match"
+        elif kind in ("peer-left", "failed"):
+            state.ended = self._ending_words(event)
+            self._log(state.ended[0].upper() + state.ended[1:] + ".")
+
+    def _ending_words(self, event: SessionEvent) -> str:
+        them = self.state.them
+        if event.kind == "failed":
+            return f"the match stopped: {event.text}"
+        reason = event.text.partition(": ")[0]
+        if reason == "quit":
+            return f"{them} left the match"
+        if reason == "declined" or event.text.startswith("the guest declined"):
+            return f"{them} declined the rules"
+        return f"the connection to {them} was lost ({event.text})"
+
+    async def _show_result(self, event: SessionEvent) -> None:
+        state = self.state
+        result = event.result
+        assert result is not None
+        state.results.append(result)
+        state.points = result.points
+        if result.outcome.kind is OutcomeKind.REDEAL:
+            return
+        view = state.view
+        captures = (view.captures[0], view.captures[1]) if view is not None else (0, 0)
+        state.round_end = RoundEnd(result, captures)
+        self._dismiss = trio.Event()
+        self.redraw()
+        await self._dismiss.wait()
+        self._dismiss = None
+        state.round_end = None
+        state.view = None
+        state.phase_text = "Shuffling…"
+
+    async def _show_move(self, move: Event) -> None:
+        state = self.state
+        seat, kind = move.seat, move.kind
+        theirs = seat != state.seat
+        if kind == "draw" and move.card is not None:
+            if state.view is not None:
+                state.drawn = move.card
+                self.redraw()
+                await trio.sleep(self.pause)  # the card on show before it lands or takes
+            state.drawn = None
+            state.view = follow(state.view, move)
+            self._tell(seat, "draw", _takes(move, theirs))
+            return
+        state.view = follow(state.view, move)
+        if kind == "play" and move.card is not None:
+            self._tell(seat, "play", _takes(move, theirs), new_turn=True)
+            if theirs:
+                self.redraw()
+                await trio.sleep(self.pause)
+        elif kind == "capture" and move.captured:
+            self._tell(seat, "take", next(cards_of(move.captured)).display_name)
+        elif kind == "yaku" and move.yaku:
+            made = ", ".join(f"{y.yaku.display_name} {y.points}" for y in move.yaku)
+            self._log(f"{state.name(seat)} {'have' if not theirs else 'has'} {made}.")
+        elif kind == "koikoi":
+            self._log(f"{state.name(seat)} {'call' if not theirs else 'calls'} Koi-Koi!")
+            if theirs:
+                self.redraw()
+                await trio.sleep(self.pause)
+        elif kind == "stop":
+            self._log(f"{state.name(seat)} {'call' if not theirs else 'calls'} Shōbu.")
+        elif kind == "hand-yaku" and move.yaku:
+            self._log(f"{state.name(seat)} {'show' if not theirs else 'shows'} {move.yaku[0].yaku.display_name}.")
+        elif kind == "exchange":
+            verb, _, rest = move.text.partition(" ")  # "exchanges hands with the dealer", "keeps the hands"
+            self._tell(seat, verb[:-1], rest, new_turn=True)
+        elif kind == "round-over":
+            self._log(f"Round over: {move.text}.")
+
+
+def _takes(move: Event, theirs: bool) -> str:
+    """The rest of a play or draw line: the card, and what it took."""
+    card = move.card
+    assert card is not None
+    if move.captured:
+        taken = ", ".join(c.display_name for c in cards_of(move.captured))
+        return f"{card.display_name}, {'takes' if theirs else 'take'} {taken}"
+    if move.kind == "draw" and "matches two" in move.text:
+        return f"{card.display_name}, which matches two"
+    return card.display_name
