@@ -1,0 +1,154 @@
+"""Cheating with the messages themselves: replays, another match's entries, other keys, forks.
+
+The cheater here plays honestly; what it sends is altered in flight (a :data:`Tamper` on its
+channel). None of these entries can join the honest side's chain, so the chain ends at the last
+good entry, the honest side's goodbye links to it, and the offending bytes are kept in a note of
+the record, signature and all (a replay excepted when its bytes are in the chain already). Only
+a fork proves who did it to a third party: a copy, a foreign entry or a bad signature could be
+anyone's, so ``koikoi verify`` names the same fault and blames nobody (see the constants below).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from test_cheat_support import assert_caught, at_move, fork, last_own_entry, note_entry
+
+from p2p_koikoi.engine import preset
+from p2p_koikoi.session.match_session import MatchSession, Stage
+from p2p_koikoi.testing_adversary import duel, forge, seeded_key, signing_key
+from p2p_koikoi.wire import SignedEntry, public_bytes
+from p2p_koikoi.wire.frames import Frame
+
+RULES = preset("nintendo")
+CHEATER = 1
+
+# What ``koikoi verify`` can say from the record alone, where it cannot say what the live side said:
+UNPROVABLE_REPLAY = ("disputed", "unconfirmed:replayed-entry", None)
+"""A copy of an entry proves nothing about who sent it twice: only the live side knows its connection."""
+SIGNATURE_FIRST = ("failed", "bad-signature", None)
+"""An entry not signed by the key of the author it names could have been made by anyone, so verify blames
+nobody; and verify checks the signature first, where the live session (SPEC.md section 3) checks the match
+id, seq, link and author first: an entry of another match naming the other seat, or a forged author, is
+``bad-signature`` to verify but ``wrong-match`` / ``out-of-turn`` live. Reported; the tests pin both."""
+
+
+async def test_replaying_an_old_entry_is_caught_on_receipt(tmp_path: Path) -> None:
+    """The cheater sends one of its own earlier entries again, byte for byte (validly signed), before its
+    move: ``replayed-entry`` names the entry replayed; the honest side takes nothing after it."""
+    replayed: list[SignedEntry] = []
+
+    def replay(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
+        replayed.append(last_own_entry(session, signed.entry.seq))
+        return [replayed[0], signed]
+
+    d = await duel(RULES, tmp_path, tamper=at_move(3, replay))
+    record = assert_caught(
+        d, "replayed-entry", blame=CHEATER, evidence="copy", stage=Stage.PLAY, verified=UNPROVABLE_REPLAY
+    )
+    assert f"entry {replayed[0].entry.seq} was sent again" in record.notes[0].text
+    assert record.entries[replayed[0].entry.seq].data == replayed[0].data
+
+
+async def test_sending_back_the_honest_sides_own_entry_blames_the_sender(tmp_path: Path) -> None:
+    """A replay of an entry the honest side wrote itself (validly signed, by the honest key) is still
+    the sender's fault: whoever signed it, the peer is the one who sent it again."""
+
+    def replay(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
+        theirs = next(e for e in reversed(session.chain.entries) if e.entry.author != session.seat)
+        return [theirs, signed]
+
+    d = await duel(RULES, tmp_path, tamper=at_move(3, replay))
+    assert_caught(d, "replayed-entry", blame=CHEATER, evidence="copy", stage=Stage.PLAY, verified=UNPROVABLE_REPLAY)
+
+
+def other_match_accept(cheater_key_seat: int) -> Callable[[MatchSession, SignedEntry], Sequence[Frame]]:
+    """A real entry the cheater signed in another match (its ``accept`` there, or its ``match`` offer
+    when it hosted that one), sent instead of its move."""
+
+    def act(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
+        key = signing_key(session)
+        stranger = seeded_key("a stranger")
+        nonces = (b"\x01" * 32, b"\x02" * 32)
+        if cheater_key_seat == 0:
+            host = MatchSession(0, key, public_bytes(stranger), nonces, rules=RULES)
+            return host.take_outgoing()[:1]
+        host = MatchSession(0, stranger, public_bytes(key), nonces, rules=RULES)
+        guest = MatchSession(1, key, public_bytes(stranger), nonces)
+        guest.receive(host.take_outgoing()[0])
+        guest.accept()
+        return [guest.take_outgoing()[0]]
+
+    return act
+
+
+async def test_an_entry_from_another_match_is_caught_on_receipt(tmp_path: Path) -> None:
+    """The cheater's own validly signed ``accept`` from a match with someone else: ``wrong-match``."""
+    d = await duel(RULES, tmp_path, tamper=at_move(2, other_match_accept(1)))
+    record = assert_caught(
+        d, "wrong-match", blame=CHEATER, evidence="note", stage=Stage.PLAY, verified=("failed", "wrong-match", None)
+    )
+    evidence = note_entry(record.notes[0])
+    assert evidence.entry.kind == "accept" and evidence.entry.match_id != d.honest.match_id
+    evidence.verify(public_bytes(signing_key(d.cheater)))  # signed by the cheater: proof it sent it
+
+
+async def test_an_entry_from_another_match_in_the_other_seat_blames_the_sender(tmp_path: Path) -> None:
+    """The same, with the cheater's ``match`` offer from a match it hosted: that entry names seat 0 as its
+    author, yet the guest sent it here, so the guest is to blame, not the honest host."""
+    d = await duel(RULES, tmp_path, tamper=at_move(2, other_match_accept(0)))
+    assert_caught(d, "wrong-match", blame=CHEATER, evidence="note", stage=Stage.PLAY, verified=SIGNATURE_FIRST)
+
+
+async def test_an_entry_signed_with_another_key_is_caught_on_receipt(tmp_path: Path) -> None:
+    """The cheater's move re-signed with a key that is not its identity: ``bad-signature``."""
+
+    def resign(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
+        return [forge(signed, seeded_key("not the cheater's"))]
+
+    d = await duel(RULES, tmp_path, tamper=at_move(2, resign))
+    record = assert_caught(
+        d, "bad-signature", blame=CHEATER, evidence="note", stage=Stage.PLAY, verified=SIGNATURE_FIRST
+    )
+    assert note_entry(record.notes[0]).entry.kind == "move"
+
+
+async def test_a_goodbye_signed_with_another_key_is_caught_on_receipt(tmp_path: Path) -> None:
+    """A ``goodbye`` is taken whenever it comes (it may cross an entry in flight), so it is the one
+    entry checked outside the floor; a forged one must still be caught, and end the match at once."""
+
+    def forged_goodbye(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
+        return [forge(signed, seeded_key("not the cheater's"), kind="goodbye", body=["quit", "I give up"])]
+
+    d = await duel(RULES, tmp_path, tamper=at_move(2, forged_goodbye))
+    record = assert_caught(
+        d, "bad-signature", blame=CHEATER, evidence="note", stage=Stage.PLAY, verified=SIGNATURE_FIRST
+    )
+    assert note_entry(record.notes[0]).entry.kind == "goodbye"
+
+
+async def test_a_forged_author_is_blamed_on_the_sender(tmp_path: Path) -> None:
+    """The cheater signs its move but names the honest seat as its author: whoever it names, the sender
+    is to blame."""
+
+    def disguise(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
+        return [forge(signed, signing_key(session), author=1 - session.seat)]
+
+    d = await duel(RULES, tmp_path, tamper=at_move(2, disguise))
+    assert d.failure.blame == CHEATER, (d.failure.reason, d.failure.blame, str(d.failure))
+    assert_caught(d, "out-of-turn", blame=CHEATER, evidence="note", stage=Stage.PLAY, verified=SIGNATURE_FIRST)
+
+
+async def test_a_fork_is_caught_on_receipt(tmp_path: Path) -> None:
+    """After its move is taken, the cheater sends a second, different entry with the seq of one of its
+    earlier entries, validly signed: two entries with one seq signed by one key prove a fork."""
+    forked: list[SignedEntry] = []
+    d = await duel(RULES, tmp_path, tamper=at_move(3, fork(forked)))
+    record = assert_caught(d, "fork", blame=CHEATER, evidence="note", stage=Stage.PLAY)
+    seq = forked[0].entry.seq
+    assert f"seat {CHEATER} signed two different entries {seq}" in record.notes[0].text
+    twin = note_entry(record.notes[0])
+    assert twin.entry.seq == seq and twin.data != record.entries[seq].data
+    for signed in (twin, record.entries[seq]):
+        signed.verify(public_bytes(signing_key(d.cheater)))  # both validly signed by the cheater
