@@ -1,0 +1,160 @@
+"""Cheaters against the real program over loopback TCP: ``koikoi host --bot random`` in its own
+process (its own ``KOIKOI_HOME``), and a cheating guest dialling it from this one.
+
+One attack of each family (the deal, a move, the messages), and the forged goodbye that used to hang
+the honest side. The host must end the match with one line naming the cheat and the seat to blame,
+exit 1, and leave a record whose last entries prove it; ``koikoi verify`` on that record agrees.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+from test_cheat_deal import WrongLockKey
+from test_cheat_moves import FalseTeshi
+from test_cheat_support import Liar, at_move, fork, note_entry, verify_record
+
+from p2p_koikoi.record.reader import Record, read_record
+from p2p_koikoi.session.match_session import MatchSession
+from p2p_koikoi.testing_adversary import Tamper, cheat_as_guest, forge, seeded_key
+from p2p_koikoi.wire import SignedEntry, public_bytes
+from p2p_koikoi.wire.frames import Frame
+
+GUEST = 1
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class HostRun:
+    code: int
+    stdout: str
+    stderr: str
+    record: Record
+    path: Path
+    cheater: MatchSession
+
+
+async def against_the_host(
+    tmp_path: Path,
+    *,
+    cheater: Callable[..., MatchSession] = MatchSession,
+    tamper: Callable[[MatchSession], Tamper] | None = None,
+) -> HostRun:
+    """Start ``koikoi host``, dial it as the cheater, play until the host gives up, and read its record."""
+    port = free_port()
+    replays = tmp_path / "replays"
+    host = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "p2p_koikoi", "host", "--port", str(port), "--bind", "127.0.0.1"),
+            *("--rules", "nintendo", "--bot", "random", "--seed", "1", "--replay-dir", str(replays)),
+        ],
+        env={**os.environ, "KOIKOI_HOME": str(tmp_path / "host-home")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        with trio.fail_after(60):
+            while True:
+                try:
+                    session, _report = await cheat_as_guest(
+                        port, seeded_key("tcp cheater"), cheater=cheater, tamper=tamper
+                    )
+                    break
+                except OSError:  # not listening yet
+                    await trio.sleep(0.1)
+        stdout, stderr = await trio.to_thread.run_sync(lambda: host.communicate(timeout=60))
+    finally:
+        host.kill()
+    (path,) = replays.glob("*-host.koikoi")
+    return HostRun(host.returncode, stdout, stderr, read_record(path), path, session)
+
+
+def assert_host_caught(run: HostRun, reason: str, *, offending: SignedEntry | None, in_chain: bool = True) -> None:
+    """The host process named the cheat in one line, exited 1, and its record proves it; verify agrees."""
+    assert run.code == 1, run.stderr
+    assert "Traceback" not in run.stderr
+    (line,) = [x for x in run.stderr.splitlines() if x.startswith("koikoi: the match did not finish:")]
+    assert "Check it with: koikoi verify" in run.stdout
+    record = run.record
+    goodbye = record.entries[-1].entry
+    assert (goodbye.kind, goodbye.author, goodbye.body[0]) == ("goodbye", 0, f"violation:{reason}")
+    assert goodbye.body[1] in line
+    assert [(n.reason, n.blame) for n in record.notes] == [(reason, GUEST)]
+    if in_chain:
+        assert offending is not None and record.entries[-2].data == offending.data
+    else:
+        assert offending is not None and note_entry(record.notes[0]).data == offending.data
+    verdict = verify_record(run.path)
+    assert (verdict.code, verdict.verdict, verdict.reason, verdict.blame) == (1, "failed", reason, GUEST)
+    assert verdict.output["notes"][0]["agrees"] is True
+
+
+def lie_of(session: MatchSession) -> SignedEntry:
+    assert isinstance(session, Liar) and session.lie_entry is not None
+    return session.lie_entry
+
+
+async def test_a_wrong_lock_key_against_the_real_host(tmp_path: Path) -> None:
+    """The deal: a wrong key for a table position, caught by the host on that very entry."""
+    run = await against_the_host(tmp_path, cheater=WrongLockKey)
+    assert_host_caught(run, "not-a-card", offending=lie_of(run.cheater))
+
+
+async def test_a_false_teshi_against_the_real_host(tmp_path: Path) -> None:
+    """A move: a Teshi claim showing four cards that are not four of a month."""
+    run = await against_the_host(tmp_path, cheater=FalseTeshi)
+    assert_host_caught(run, "illegal-move:false-hand-yaku", offending=lie_of(run.cheater))
+
+
+async def test_a_fork_against_the_real_host(tmp_path: Path) -> None:
+    """The messages: a second entry, validly signed, with the seq of one already taken."""
+    forked: list[SignedEntry] = []
+    twins: list[Frame] = []
+
+    def keep(act: Callable[[MatchSession, SignedEntry], Sequence[Frame]]) -> Callable[..., Sequence[Frame]]:
+        def wrapped(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
+            out = act(session, signed)
+            twins.extend(out[1:])
+            return out
+
+        return wrapped
+
+    run = await against_the_host(tmp_path, tamper=at_move(2, keep(fork(forked))))
+    (twin,) = twins
+    assert isinstance(twin, SignedEntry)
+    assert_host_caught(run, "fork", offending=twin, in_chain=False)
+    assert run.record.entries[forked[0].entry.seq].data == forked[0].data
+
+
+async def test_a_forged_goodbye_against_the_real_host(tmp_path: Path) -> None:
+    """A goodbye signed with another key, in the middle of the round: once, the host waited for the
+    guest's next move forever; now it is ``bad-signature``, and the match ends there. (Verify blames
+    nobody for a bad signature: anyone could have made it.)"""
+    sent: list[SignedEntry] = []
+
+    def goodbye(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
+        sent.append(forge(signed, seeded_key("someone else"), kind="goodbye", body=["quit", "bye"]))
+        return sent
+
+    run = await against_the_host(tmp_path, tamper=at_move(2, goodbye))
+    assert run.code == 1, run.stderr
+    record = run.record
+    assert record.entries[-1].entry.body[0] == "violation:bad-signature"
+    assert [(n.reason, n.blame) for n in record.notes] == [("bad-signature", GUEST)]
+    assert note_entry(record.notes[0]).data == sent[0].data
+    assert public_bytes(seeded_key("tcp cheater")) == record.entries[0].entry.body[2][1]
+    verdict = verify_record(run.path)
+    assert (verdict.code, verdict.verdict, verdict.reason, verdict.blame) == (1, "failed", "bad-signature", None)
