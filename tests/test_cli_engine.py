@@ -1,4 +1,6 @@
-"""The commands of the rules engine, run as a user runs them: `koikoi rules`, `koikoi score`, `koikoi play`."""
+"""The commands of the rules engine, run as a user runs them: `koikoi rules` and `koikoi score`.
+
+(`koikoi play`, the practice match, is tested in ``test_ui_plain.py`` and ``test_ui_tmux.py``.)"""
 
 from __future__ import annotations
 
@@ -115,10 +117,3 @@ def test_rules_in_words() -> None:
     assert out.returncode == 0
     assert out.stdout.startswith("Rules: qdan rounds=6")
     assert "exhausted = last-caller: the last Koi-Koi caller scores" in out.stdout
-
-
-def test_play_demo_prints_a_whole_match() -> None:
-    out = koikoi("play", "--rules", "lemme", "--seed", "5", "--rounds", "3")
-    assert out.returncode == 0, out.stderr
-    assert "Match over" in out.stdout.splitlines()[-1]
-    assert out.stdout.count("Round ") >= 3

@@ -9,6 +9,7 @@ import typer
 
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, SeedOption, print_result
+from p2p_koikoi.cli.tableopts import PlainOption, use_table
 from p2p_koikoi.net import DEFAULT_PORT
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ def host(
     replay_dir: ReplayDirOption = None,
     quiet: QuietOption = False,
     lan: Annotated[bool, typer.Option("--lan", help="Announce the game on the LAN (mDNS/DNS-SD).")] = False,
+    plain: PlainOption = False,
 ) -> None:
     """Host a match: listen for one opponent on IPv4 and IPv6, then play."""
     import trio
@@ -62,7 +64,19 @@ def host(
 
     options = HostOptions(rules, port, bind, turn_limit, replay_dir, lan)
     try:
-        result = trio.run(host_match, options, player_for, say, confirm)
+        if agent is None and use_table(plain):
+            from p2p_koikoi.ui.terminal import run_at_table
+
+            at_table = run_at_table(
+                lambda table: host_match(options, lambda seat: table, table.say, table.confirm),
+                rules=rules,
+                waiting="Waiting for a guest…",
+            )
+            if at_table is None:
+                raise fail("you left before a guest came", 1)
+            result = at_table
+        else:
+            result = trio.run(host_match, options, player_for, say, confirm)
     except OSError as exc:
         raise fail(f"cannot listen on port {port}: {exc.strerror or exc}") from None
     except ConnectionLost as exc:

@@ -10,6 +10,7 @@ import typer
 
 from p2p_koikoi.cli.common import fail, one_line_errors
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, SeedOption, print_result
+from p2p_koikoi.cli.tableopts import PlainOption, use_table
 
 if TYPE_CHECKING:
     from p2p_koikoi.net.runner import Player
@@ -29,6 +30,7 @@ def join(
     lan: Annotated[
         bool, typer.Option("--lan", help="With no address: list the games on the LAN and pick one.")
     ] = False,
+    plain: PlainOption = False,
 ) -> None:
     """Join a hosted match; shows the host's rules and asks before playing."""
     import trio
@@ -68,8 +70,19 @@ def join(
         answer = await trio.to_thread.run_sync(input, f"{question} [y/N] ")
         return answer.strip().lower() in ("y", "yes")
 
+    options = JoinOptions(target, replay_dir, timeout)
     try:
-        result = trio.run(join_match, JoinOptions(target, replay_dir, timeout), player_for, say, confirm)
+        if agent is None and use_table(plain):
+            from p2p_koikoi.ui.terminal import run_at_table
+
+            at_table = run_at_table(
+                lambda table: join_match(options, lambda seat: table, table.say, table.confirm), seat=1, assume_yes=yes
+            )
+            if at_table is None:
+                raise fail("you left before the match began", 1)
+            result = at_table
+        else:
+            result = trio.run(join_match, options, player_for, say, confirm)
     except ConnectionLost as exc:
         raise fail(str(exc), 1) from None
     except RemoteProtocolError as exc:

@@ -1,14 +1,14 @@
-"""``koikoi play``: the main job. Until the terminal table exists, a self-play demo of a whole match."""
+"""``koikoi play``: the main job, a practice match against the built-in bot at the terminal table."""
 
 from __future__ import annotations
 
-import random
 from typing import Annotated
 
 import typer
 
-from p2p_koikoi.app.demo import run_demo
-from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, one_line_errors
+from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
+from p2p_koikoi.cli.netopts import print_result
+from p2p_koikoi.cli.tableopts import PlainOption, use_table
 
 
 @one_line_errors
@@ -16,10 +16,39 @@ def play(
     rules_name: RulesOption = "nintendo",
     overrides: SetOption = None,
     rounds: Annotated[int | None, typer.Option(help="Rounds in the match: 3, 6 or 12.")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed for a repeatable match.")] = None,
+    bot: Annotated[str, typer.Option(help="The bot to play: random, greedy, strong or strong:easy|normal|hard.")] = (
+        "strong"
+    ),
+    seed: Annotated[int | None, typer.Option(help="Seed for the bot (the deal is always fair and random).")] = None,
+    plain: PlainOption = False,
 ) -> None:
-    """Watch two built-in agents play a whole match (the interactive table comes later)."""
+    """Practice against the built-in bot, a second peer over loopback TCP through the full protocol."""
+    import trio
+
+    from p2p_koikoi.app.plain_player import PlainPlayer, stdout_write
+    from p2p_koikoi.app.practice import PracticeOptions, practice_match
+    from p2p_koikoi.bots.registry import UnknownBotError, make_agent
+
     rules = build_rules(rules_name, overrides)
     if rounds is not None:
         rules = rules.with_option("rounds", str(rounds))
-    run_demo(rules, seed if seed is not None else random.SystemRandom().randrange(2**31), typer.echo)
+    try:
+        make_agent(bot, 0)
+    except UnknownBotError as exc:
+        raise fail(str(exc)) from None
+    options = PracticeOptions(rules, bot, seed)
+    try:
+        if use_table(plain):
+            from p2p_koikoi.ui.terminal import run_at_table
+
+            at_table = run_at_table(
+                lambda table: practice_match(options, table, table.say), names=("You", "Bot"), rules=rules
+            )
+            if at_table is None:
+                raise fail("you left before the match began", 1)
+            result = at_table
+        else:
+            result = trio.run(practice_match, options, PlainPlayer(0, write=stdout_write), stdout_write)
+    except KeyboardInterrupt:
+        raise fail("interrupted", 130) from None
+    raise typer.Exit(print_result(result))

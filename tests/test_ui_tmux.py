@@ -1,0 +1,182 @@
+"""A whole practice match played through the real program as a person would: ``koikoi play`` in a
+tmux pane of 80x24, keys sent with send-keys, the screen read with capture-pane, from the first
+hand to the end-of-match table and the record on disk.
+
+The deal is fair, so it cannot be fixed in advance: the test plays like a beginner who reads the
+screen (a hand card marked ``+`` takes something, so it plays the first of those), calls Koi-Koi
+once and Shōbu after. Such a player meets a Koi-Koi prompt in about 96 matches of 100 of three
+rounds, so the test plays up to three matches until it has seen one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from p2p_koikoi.record.reader import read_record
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("tmux") is None,
+    reason="tmux is not installed (apt-get install -y tmux): the end-to-end table test drives the program in it",
+)
+
+WIDTH, HEIGHT = 80, 24
+
+
+class Pane:
+    """One tmux server of our own (its own socket) with one pane running a command."""
+
+    def __init__(self, command: str, env: dict[str, str]) -> None:
+        self.socket = f"koikoi-test-{uuid.uuid4().hex[:12]}"
+        self.env = env
+        self._tmux("new-session", "-d", "-x", str(WIDTH), "-y", str(HEIGHT), "-s", "play", command)
+
+    def _tmux(self, *args: str) -> str:
+        out = subprocess.run(
+            ["tmux", "-u", "-L", self.socket, *args], env=self.env, capture_output=True, text=True, timeout=10
+        )
+        return out.stdout
+
+    def screen(self, joined: bool = False) -> str:
+        """The pane's text; ``joined`` puts lines the terminal wrapped back together."""
+        return self._tmux("capture-pane", "-p", *(["-J"] if joined else []), "-t", "play")
+
+    def keys(self, *keys: str) -> None:
+        self._tmux("send-keys", "-t", "play", *keys)
+
+    def wait(self, test: object, timeout: float = 30.0, what: str = "") -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if test(screen):  # type: ignore[operator]
+                return screen
+            time.sleep(0.03)
+        raise AssertionError(f"timed out waiting for {what or test}; the screen:\n{screen}")
+
+    def close(self) -> None:
+        self._tmux("kill-server")
+
+
+@dataclass
+class Seen:
+    """The screens the test asserts on, kept as they were."""
+
+    full_hand: str = ""
+    capture: str = ""
+    koikoi: list[str] = field(default_factory=list)
+    round_ends: list[str] = field(default_factory=list)
+    final: str = ""
+    after: str = ""
+
+
+def first_taking_card(screen: str) -> str:
+    """The number of the first hand card marked ``+`` (it takes a table card), else 1."""
+    lines = screen.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("── Your hand") and i + 1 < len(lines):
+            found = re.search(r"(\d) \+", lines[i + 1])
+            return found.group(1) if found else "1"
+    return "1"
+
+
+def play_one_match(tmp_path: Path, seed: int) -> Seen:
+    home = tmp_path / f"home-{seed}"
+    env = {**os.environ, "LANG": "C.UTF-8", "KOIKOI_HOME": str(home), "KOIKOI_PAUSE": "0.05"}
+    env.pop("NO_COLOR", None)
+    command = f'{sys.executable} -m p2p_koikoi play --rounds 3 --seed {seed} --bot random; echo "[exit $?]"; sleep 600'
+    pane = Pane(command, env)
+    seen = Seen()
+    called_koikoi = False
+    try:
+        screen = pane.wait(lambda s: "play that card" in s or "Enter: continue" in s, 60, "the first decision")
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            prompt = screen.splitlines()[-2:]
+            keys_line = prompt[-1] if prompt else ""
+            if "Match over" in screen and "Enter: leave" in screen:
+                seen.final = screen
+                pane.keys("Enter")
+                pane.wait(lambda s: "[exit" in s, 30, "the program to end")
+                seen.after = pane.screen(joined=True)
+                return seen
+            if "You made a yaku: Shōbu or Koi-Koi?" in screen:
+                seen.koikoi.append(screen)
+                key = "s" if called_koikoi else "k"
+                called_koikoi = True
+            elif "Enter: continue" in keys_line:
+                seen.round_ends.append(screen)
+                key = "Enter"
+            elif "Enter: take it" in keys_line:
+                key = "1"
+            elif "play that card" in keys_line:
+                if not seen.full_hand and "Your hand · 8 cards" in screen:
+                    seen.full_hand = screen
+                key = first_taking_card(screen)
+            else:
+                screen = pane.screen()
+                time.sleep(0.03)
+                continue
+            before = screen
+            pane.keys(key)
+            screen = pane.wait(lambda s, b=before: s != b, 30, f"the screen to answer {key!r}")  # type: ignore[misc]
+            if not seen.capture and re.search(r"You play [^;]*, take ", screen):
+                seen.capture = screen
+        raise AssertionError(f"the match did not end in time; the screen:\n{screen}")
+    finally:
+        pane.close()
+
+
+def test_a_whole_practice_match_in_tmux(tmp_path: Path) -> None:
+    for seed in (11, 12, 13):
+        seen = play_one_match(tmp_path, seed)
+        if seen.koikoi:
+            break
+    assert seen.koikoi, "no Koi-Koi prompt in three matches"
+
+    # The hand: eight cards numbered 1 to 8, each with its plant and kind, and the keys.
+    hand = seen.full_hand.splitlines()
+    at = next(i for i, line in enumerate(hand) if line.startswith("── Your hand · 8 cards"))
+    assert re.findall(r"\d", hand[at + 1])[:8] == [str(n) for n in range(1, 9)]
+    assert len(hand[at + 2].split()) >= 8
+    assert set(hand[at + 3].split()) <= {"Bright", "Animal", "Ribbon", "Plain", "Poem", "Blue", "rib."}
+    assert "1-8 or ←→ and Enter" in seen.full_hand
+    assert all(len(line) <= WIDTH for line in seen.full_hand.splitlines())
+
+    # A capture, told in the log and shown among your captures.
+    assert re.search(r"You play [^;]*, take ", seen.capture)
+    assert "no captures yet" not in seen.capture.split("── You ", 1)[1].split("── Your hand", 1)[0]
+
+    # The Koi-Koi prompt with its count, line by line.
+    prompt = seen.koikoi[0]
+    for word in ("base", "doubling", "koikoi", "payment", "Shōbu now: You score"):
+        assert word in prompt, word
+    assert "s: Shōbu (stop and score) · k: Koi-Koi (play on)" in prompt
+
+    # Each round's end, then the final table of rounds with the winner and the record.
+    assert seen.round_ends and all(re.search(r"── Round \d over", s) for s in seen.round_ends)
+    assert all("Next dealer:" in s for s in seen.round_ends)
+    final = seen.final
+    assert re.search(r"(You win|Bot wins) the match|A drawn match", final)
+    assert re.search(r"Round\s+Dealer\s+Winner\s+Paid", final)
+    rows = [line for line in final.splitlines() if re.match(r"\s+[123]\s+(You|Bot)\s", line)]
+    assert len(rows) == 3, final
+    assert "Record saved:" in final and "koikoi verify" in final
+
+    # Leaving the table puts the terminal back and prints the record's place.
+    after = seen.after
+    assert "[exit 0]" in after
+    found = re.search(r"Record saved: (\S+)", after)
+    assert found is not None, after
+    record = Path(found.group(1))
+    assert f"koikoi verify {record}" in after
+    assert read_record(record).complete
