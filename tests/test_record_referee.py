@@ -139,3 +139,22 @@ def test_two_copies_that_part_at_an_entry_one_author_signed_twice_show_a_fork(tm
         assert report.verdict == "failed"
         assert (report.finding.entry, report.finding.reason, report.finding.blame) == (len(cut), "fork", 0)
     assert reports[2].verdict == "incomplete"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_many_whole_matches_of_every_preset_verify_and_round_trip_through_transcripts(name: str) -> None:
+    import json
+
+    from p2p_koikoi.record.export import TranscriptBuilder, render_transcript
+    from p2p_koikoi.record.reader import read_record_bytes
+    from p2p_koikoi.record.verify import check_transcript, walk_record
+
+    for n in range(6):
+        played = play_match(name, f"broad {name} {n}", rounds=12)
+        builder = TranscriptBuilder()
+        report = walk_record(read_record_bytes(record_bytes(played.entries)), builder)
+        assert report.verdict == "verified", (n, report.finding)
+        back = check_transcript(json.loads(render_transcript(builder.result())), "t.json")
+        assert back.verdict == "consistent", (n, back.finding)
+        assert [r.points for r in back.rounds] == [r.points for r in report.rounds]

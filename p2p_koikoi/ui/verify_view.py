@@ -25,7 +25,8 @@ def render_text(report: VerifyReport) -> list[str]:
     label = _LABELS[report.verdict]
     if report.verdict == "unreadable":
         return [f"{label}: {report.problem}"]
-    what = f"{report.rules}, {report.entries} entries" if report.kind == "record" else f"{report.rules}, a transcript"
+    rules = report.rules or "rules unknown"
+    what = f"{rules}, {report.entries} entries" if report.kind == "record" else f"{rules}, a transcript"
     lines = [f"{label}: {report.path} ({what})"]
     finding = report.finding
     if finding is not None:
