@@ -153,3 +153,16 @@ def test_every_sample_replay_round_trips_through_its_transcript() -> None:
         assert [(r.number, r.payment, r.points) for r in back.rounds] == [
             (r.number, r.payment, r.points) for r in report.rounds
         ], path.name
+
+
+def test_a_dealt_teshi_is_claimed_shown_checked_and_round_trips() -> None:
+    """A label found to deal a Teshi (four of a month in hand) in round 11: the claim shows the four cards."""
+    entries = play_match("nintendo", "claim 9", rounds=12).entries
+    if not any(e.entry.kind == "move" and e.entry.body[1].startswith("claim") for e in entries):
+        pytest.skip("the label no longer deals a hand yaku: look for another")
+    transcript = export(entries)
+    claimed = [r for r in transcript["rounds"] if r.get("hand_yaku")]
+    assert claimed and claimed[0]["result"]["outcome"] == "hand-yaku"
+    assert len(claimed[0]["hand_yaku"][0]["cards"]) == 4
+    report = check_transcript(json.loads(render_transcript(transcript)), "teshi.json")
+    assert report.verdict == "consistent", report.finding

@@ -36,7 +36,7 @@ def replay(
         else:
             shown = load_replay(file)
             report = shown.report
-            if plain or not (sys.stdin.isatty() and sys.stdout.isatty()):
+            if plain or not shown.steps or not (sys.stdin.isatty() and sys.stdout.isatty()):
                 for line in plain_lines(shown):
                     typer.echo(line)
             else:
