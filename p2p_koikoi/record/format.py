@@ -16,6 +16,8 @@ length, then a canonical msgpack array):
 Every frame is flushed and fsynced as it is written, so a crash loses at most
 the frame being written; a reader stops at the last whole frame and says the
 record is incomplete.
+
+``protocol/RECORD.md`` specifies the file and every rule of its verification.
 """
 
 from __future__ import annotations
