@@ -54,7 +54,7 @@ def test_the_json_has_the_win_rate_and_its_interval() -> None:
     assert data["matches"] == 4 and data["wins_a"] + data["wins_b"] + data["draws"] == 4
     for side in ("a", "b"):
         assert {"points_per_match", "points_per_round", "koikoi_success", "yaku", "decision_time"} <= set(data[side])
-        assert set(data[side]["decision_time"]) == {"moves", "mean", "p95", "max"}
+        assert set(data[side]["decision_time"]) == {"moves", "mean", "p95", "max", "capped"}
 
 
 def stats(index: int, score_a: float) -> MatchStats:

@@ -173,9 +173,7 @@ def test_an_agent_never_reads_a_hidden_card(name: str, seed: int, steps: int, sp
     assert fake.legal_actions() == legal
     poisoned = rnd.view(seat)
     poisoned._stock = PoisonedStock()
-    choices = {
-        repr(agent(spec, seed).choose(view, legal, context(rnd, seat))) for view in (real, fake, poisoned)
-    }
+    choices = {repr(agent(spec, seed).choose(view, legal, context(rnd, seat))) for view in (real, fake, poisoned)}
     assert len(choices) == 1
 
 

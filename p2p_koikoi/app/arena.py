@@ -56,6 +56,11 @@ class _Timed:
         self.name = agent.name
         self.times: list[float] = []
 
+    @property
+    def capped(self) -> int:
+        """Decisions the bot's time cap cut short (a search bot counts them; the others have no cap)."""
+        return int(getattr(self.agent, "capped", 0))
+
     def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
         start = time.perf_counter()
         action = self.agent.choose(view, legal, context)
@@ -76,6 +81,7 @@ class MatchStats:
     koikoi_won: tuple[int, int]  # ... and won
     yaku: tuple[dict[str, int], dict[str, int]]  # yaku id -> rounds won with it
     times: tuple[tuple[float, ...], tuple[float, ...]]
+    capped: tuple[int, int] = (0, 0)  # decisions a bot's time cap cut short (they make a run unrepeatable)
 
 
 def _derived_seed(*parts: object) -> int:
@@ -134,6 +140,7 @@ def play_arena_match(spec_a: str, spec_b: str, rules: RuleSet, seed: int, index:
         koikoi_won=(koikoi_won[0], koikoi_won[1]),
         yaku=(dict(yaku[0]), dict(yaku[1])),
         times=(tuple(bots[0].times), tuple(bots[1].times)),
+        capped=(bots[0].capped, bots[1].capped),
     )
 
 
@@ -160,6 +167,7 @@ class BotStats:
     time_mean: float
     time_p95: float
     time_max: float
+    capped: int
 
     @property
     def koikoi_success(self) -> float | None:
@@ -180,6 +188,7 @@ class BotStats:
                 "mean": round(self.time_mean, 6),
                 "p95": round(self.time_p95, 6),
                 "max": round(self.time_max, 6),
+                "capped": self.capped,
             },
         }
 
@@ -248,6 +257,8 @@ class ArenaResult:
         row("decision time mean", _ms(a.time_mean), _ms(b.time_mean))
         row("decision time p95", _ms(a.time_p95), _ms(b.time_p95))
         row("decision time max", _ms(a.time_max), _ms(b.time_max))
+        if a.capped or b.capped:
+            row("cut short by time cap", str(a.capped), str(b.capped))
         lines.append("")
         lines.append("yaku won with, per round played:")
         for y in Yaku:
@@ -282,6 +293,7 @@ def _bot_stats(spec: str, bot: int, per_match: list[MatchStats], rounds: int) ->
         time_mean=statistics.fmean(times) if times else 0.0,
         time_p95=times[min(len(times) - 1, math.ceil(0.95 * len(times)) - 1)] if times else 0.0,
         time_max=times[-1] if times else 0.0,
+        capped=sum(m.capped[bot] for m in per_match),
     )
 
 
