@@ -678,6 +678,8 @@ class MatchSession:
         self._advance()
 
     def _on_exchange(self, body: list[Any]) -> None:
+        if body[0] != self.round_number:
+            raise RemoteProtocolError("wrong-round", "a move for another round", blame=self.peer)
         action = self._parse_action(body, allow_show=False, allow_keys=False)
         if not isinstance(action, Exchange):
             raise RemoteProtocolError("out-of-turn", "the non-dealer must exchange or keep", blame=self.peer)
