@@ -178,3 +178,27 @@ async def test_claiming_a_wrong_score_is_caught_on_the_result(tmp_path: Path, ch
     d = await duel(RULES, tmp_path, cheater=ClaimsMore, cheater_seat=cheater_seat)
     record = assert_caught(d, "result-mismatch", blame=cheater_seat, offending=d.cheater_lie, stage=Stage.RESULT)
     assert "in the payment" in record.notes[0].text
+
+
+class ExchangesInAnotherRound(Liar):
+    """Under the rulebook, writes its exchange decision for a round other than the one being dealt."""
+
+    def lie(self, kind: str, body: list[Any]) -> list[Any] | None:
+        if kind == "move" and self.stage is Stage.EXCHANGE:
+            return [body[0] + 1, *body[1:]]
+        return None
+
+
+async def test_an_exchange_for_another_round_is_caught(tmp_path: Path) -> None:
+    """Found by the session fuzzer: the exchange decision's round was not checked (a ``keep`` of round 2
+    was taken in round 1). Now ``wrong-round``, on that entry. ``koikoi verify`` does not check that
+    round either, so it can only call the honest side's goodbye an accusation (reported)."""
+    d = await duel(preset("rulebook"), tmp_path, cheater=ExchangesInAnotherRound, cheater_seat=1, seed="exchange")
+    assert_caught(
+        d,
+        "wrong-round",
+        blame=1,
+        offending=d.cheater_lie,
+        stage=Stage.EXCHANGE,
+        verified=("disputed", "unconfirmed:wrong-round", None),
+    )
