@@ -55,10 +55,10 @@ class Level:
 
 
 # Budgets measured with bench/bots.py on the 2-core development machine: normal's slowest decision takes
-# about 0.25 s of one quiet core, so its 0.5 s cap (the promise the issue makes) only bites under heavy load.
+# about 0.2 s of one quiet core, so its 0.5 s cap (the promise the issue makes) only bites under heavy load.
 LEVELS: dict[str, Level] = {
     "easy": Level("easy", 200, 0.5),
-    "normal": Level("normal", 1000, 0.5),
+    "normal": Level("normal", 800, 0.5),
     "hard": Level("hard", 4000, 3.0),
 }
 
