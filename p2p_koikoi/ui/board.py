@@ -144,7 +144,9 @@ def _tracker_rows(state: TableState, seat: int, width: int, rows: int) -> list[T
             line = Text()
             if len(out) == rows:
                 return out
-        line = line + Text(" · ", style="dim") + entry if line.plain else entry
+        if line.plain:
+            line.append(" · ", style="dim")
+        line.append_text(entry)
     if line.plain:
         out.append(line)
     return out[:rows]
@@ -176,7 +178,9 @@ def player_lines(state: TableState, seat: int, width: int, rows: int) -> list[Te
         left = fit(Text("  ") + segments[i], left_width) if i < len(segments) else Text()
         left.pad_right(left_width - left.cell_len)
         right = tracker[i] if i < len(tracker) else Text()
-        lines.append(fit(left + Text(" ") + right, width))
+        left.append(" ")
+        left.append_text(right)
+        lines.append(fit(left, width))
     return lines
 
 
@@ -202,11 +206,12 @@ def _cells(cards: list[Card], markers: list[Text], focused: int | None, width: i
         mark, top, bottom = Text(), Text(), Text()
         for i, card in enumerate(chunk, start):
             upper, lower = card_cell(card, focused=i == focused, dim=card in dim)
-            marker = markers[i].copy()
-            marker.pad_right(CELL - marker.cell_len)
-            mark += marker
-            top += upper + Text(" ")
-            bottom += lower + Text(" ")
+            mark.append_text(markers[i])
+            mark.append(" " * (CELL - markers[i].cell_len))
+            top.append_text(upper)
+            top.append(" ")
+            bottom.append_text(lower)
+            bottom.append(" ")
         lines += [fit(mark, width), fit(top, width), fit(bottom, width)]
     return lines
 
