@@ -267,3 +267,16 @@ def test_damage_never_raises_whatever_byte_is_flipped() -> None:
 @pytest.mark.slow
 def test_damage_never_raises_for_every_single_byte_flipped() -> None:
     _flip_every(1)
+
+
+def test_an_exchange_decision_for_another_round() -> None:
+    played = honest("rulebook")
+    i = (
+        find(played.entries, "move", text="keep")
+        if any(e.entry.kind == "move" and e.entry.body[1] == "keep" for e in played.entries)
+        else find(played.entries, "move", text="exchange")
+    )
+    body = list(played.entries[i].entry.body)
+    body[0] += 1
+    report = verify_entries(resign(played.entries, i, played.keys, body=body))
+    assert failure(report) == (i, "wrong-round", played.entries[i].entry.author)

@@ -579,6 +579,8 @@ class Referee:
     # ------------------------------------------------------------------ play
 
     def _on_exchange(self, body: list[Any]) -> None:
+        if body[0] != self.round_number:
+            _fail(self._entry, "wrong-round", "a move for another round", self._author)
         action = self._parse_action(body, allow_show=False, allow_keys=False)
         if not isinstance(action, Exchange):
             _fail(self._entry, "out-of-turn", "the non-dealer must exchange or keep", self._author)
