@@ -40,10 +40,6 @@ __all__ = ["GreedyAgent"]
 _YAKU_NOW = 10.0
 
 
-def _piles(view: Round, seat: int) -> tuple[int, int]:
-    return view.captures[seat], view.captures[1 - seat]
-
-
 def _mask_worth(worth: list[float], mask: int) -> float:
     total = 0.0
     while mask:
@@ -68,13 +64,12 @@ class GreedyAgent:
         if phase is Phase.EXCHANGE:
             # Nobody has seen either hand yet: swapping changes nothing a seat can know.
             return Exchange(False) if Exchange(False) in legal else legal[0]
-        if phase is Phase.DECISION:
-            seat = context.seat
-            pays = koikoi_pays(view.rules, view.hand_size(seat), view.total(seat), *_piles(view, seat))
-            return CallKoiKoi() if pays else CallStop()
         seat = context.seat
-        table = YakuTable(view.rules)
         mine, theirs = view.captures[seat], view.captures[1 - seat]
+        if phase is Phase.DECISION:
+            pays = koikoi_pays(view.rules, view.hand_size(seat), view.total(seat), mine, theirs)
+            return CallKoiKoi() if pays else CallStop()
+        table = YakuTable(view.rules)
         worth = card_worths(view.rules, mine, theirs)
         now = table.total(mine)
 
