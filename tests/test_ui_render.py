@@ -12,10 +12,11 @@ from p2p_koikoi.app.local_match import play_local_match
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.bots.base import MatchContext
-from p2p_koikoi.engine import CHANCE, Card, Deal, Phase, Round, RuleSet, parse_cards, preset
+from p2p_koikoi.engine import CHANCE, Card, Deal, Event, Phase, Round, RuleSet, parse_cards, preset
 from p2p_koikoi.ui.picker import Picker
 from p2p_koikoi.ui.render import render, screen_text
 from p2p_koikoi.ui.state import Overlay, RoundEnd, TableState
+from p2p_koikoi.ui.telling import Teller
 
 RULES = preset("nintendo").with_option("rounds", "3")
 
@@ -295,3 +296,22 @@ def test_a_box_over_the_table_fits_and_other_sizes_crop_cleanly() -> None:
         text(state, width, height)
         state.overlay = None
         text(state, width, height)
+
+
+def test_the_log_tells_each_turn_on_one_line_from_our_side() -> None:
+    log: list[str] = []
+    teller = Teller(log, ("You", "Bot"), 0)
+    pine, crane, pampas = Card.PINE_RIBBON, Card.PINE_CRANE, Card.PAMPAS_PLAIN_1
+    teller.move(Event("play", 1, pine, crane.bit))
+    teller.move(Event("draw", 1, pampas, 0, text="draws Pampas plain to the table"))
+    teller.move(Event("play", 0, Card.MAPLE_DEER, Card.MAPLE_PLAIN_1.bit))
+    teller.move(Event("draw", 0, Card.IRIS_PLAIN_1, 0, text="draws Iris plain, which matches two table cards"))
+    teller.move(Event("capture", 0, Card.IRIS_PLAIN_1, Card.IRIS_BRIDGE.bit))
+    teller.move(Event("koikoi", 0))
+    assert log == [
+        "Bot plays Pine poem ribbon, takes Pine crane; draws Pampas plain.",
+        "You play Maple deer, take Maple plain; draw Iris plain, which matches two; take Iris bridge.",
+        "You call Koi-Koi!",
+    ]
+    teller.deals(1, prefix="Round 2: ")
+    assert log[-1] == "Round 2: Bot deals."

@@ -24,20 +24,18 @@ from rich.text import Text
 from p2p_koikoi.app.follow import follow
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots.base import MatchContext
-from p2p_koikoi.engine import AnyAction, Event, OutcomeKind, Round, RuleSet, Termination, cards_of, preset
-from p2p_koikoi.engine.ruledoc import describe
+from p2p_koikoi.engine import AnyAction, Event, OutcomeKind, Round, RuleSet, Termination
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.net.runner import PlayerQuit
 from p2p_koikoi.session.match_session import SessionEvent
-from p2p_koikoi.ui.cards import card_facts
+from p2p_koikoi.ui.boxes import help_box, question_box, quit_box, rules_box
 from p2p_koikoi.ui.glyphs import SPINNER_ASCII, SPINNER_UNICODE
 from p2p_koikoi.ui.picker import Picker
 from p2p_koikoi.ui.render import render
 from p2p_koikoi.ui.state import Overlay, RoundEnd, TableState, waiting_text
+from p2p_koikoi.ui.telling import Teller, ending_words
 
 __all__ = ["Screen", "TablePlayer"]
-
-LOG_KEPT = 50
 
 
 class _Leave:
@@ -50,9 +48,6 @@ class Screen(Protocol):
     def size(self) -> tuple[int, int]: ...
 
     def draw(self, lines: list[Text]) -> None: ...
-
-
-_THIRD_PERSON = {"play": "plays", "draw": "draws", "take": "takes", "call": "calls", "show": "shows", "keep": "keeps"}
 
 
 class TablePlayer:
@@ -89,7 +84,7 @@ class TablePlayer:
         self._overlays: list[tuple[str, Overlay]] = []
         self._question: trio.MemorySendChannel[bool | None] | None = None
         self._dismiss: trio.Event | None = None
-        self._turn_seat: int | None = None  # whose turn the last log line tells
+        self._teller = Teller(self.state.log, self.state.names, seat)
         if rules is not None:
             self.set_rules(rules)
 
@@ -139,11 +134,7 @@ class TablePlayer:
         self.set_rules(rules)
         if self.assume_yes:
             return True
-        lines = describe(rules).splitlines()
-        changes = rules.differences(preset(rules.preset))
-        if changes:
-            lines.insert(1, "Changed from the preset: " + ", ".join(f"{k}={v}" for k, v, _ in changes))
-        answer = await self._ask(Overlay("Play by these rules?", tuple(lines), "y: play · n: decline"))
+        answer = await self._ask(rules_box(rules))
         if answer is None:
             raise PlayerQuit("the player left")
         return answer
@@ -194,20 +185,20 @@ class TablePlayer:
 
     def set_rules(self, rules: RuleSet) -> None:
         self.state.rules = rules
-        if self.state.points is None:
+        if not self.state.results:  # the points a match starts with: both pools, or nothing yet
             start = rules.pool if rules.scoring is Scoring.POOL else 0
             self.state.points = (start, start)
 
     def say(self, line: str) -> None:
         """A message from the use case (hosting on a port, reconnecting...): into the log, and beside the
         spinner during a match (where it says what is being waited for) until the next event."""
-        self._log(line.strip())
+        self._teller.line(line.strip())
         if self.in_match:
             self.state.notice = line.strip()
         self.redraw()
 
     async def confirm(self, question: str) -> bool:
-        return bool(await self._ask(Overlay("Question", (question,), "y: yes · n: no")))
+        return bool(await self._ask(question_box(question)))
 
     async def finish(self, record: Path | None) -> None:
         """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves."""
@@ -233,9 +224,9 @@ class TablePlayer:
             if key in ("enter", "space", "esc", "q") and self._dismiss is not None:
                 self._dismiss.set()
         elif key == "q":
-            self._push("quit", self._quit_box())
+            self._push("quit", quit_box(self.state, self.in_match))
         elif key == "?":
-            self._push("help", self._help_box())
+            self._push("help", help_box(self.state))
         elif state.round_end is not None:
             if key in ("enter", "space", "esc") and self._dismiss is not None:
                 self._dismiss.set()
@@ -259,7 +250,7 @@ class TablePlayer:
             elif key in ("y", "n", "esc") and self._question is not None:
                 self._question.send_nowait(key == "y")
             elif key == "q":
-                self._push("quit", self._quit_box())
+                self._push("quit", quit_box(self.state, self.in_match))
         elif key in ("up", "down"):
             self._scroll(key)
         else:  # help: any other key closes it
@@ -303,54 +294,7 @@ class TablePlayer:
             self.state.overlay = self._overlays[-1][1] if self._overlays else None
             self.redraw()
 
-    def _quit_box(self) -> Overlay:
-        them = self.state.them
-        if not self.in_match or self.state.outcome is not None:
-            return Overlay("Leave?", ("Leave now?",), "y: leave · n: stay")
-        lines = (
-            f"Leaving now forfeits the match: {them} wins it.",
-            f"{them} is told, and the record keeps the match up to here.",
-        )
-        return Overlay("Leave the match?", lines, "y: leave · n: stay")
-
-    def _help_box(self) -> Overlay:
-        state = self.state
-        lines: list[str] = []
-        focus = state.focus
-        card = focus.focused_card if focus is not None else None
-        if card is not None:
-            lines += [*card_facts(card, state.rules), ""]
-        lines += [
-            "1-8, or ←→ and Enter    play a hand card",
-            "1-2, or ←→ and Enter    take that table card, when two match",
-            "Esc                     put the card back",
-            "s / k                   after a new yaku: Shōbu (stop, score) / Koi-Koi",
-            "?  this help            q  leave (asks first; leaving forfeits)",
-            "",
-            "A card shows its plant (its month) and its kind: Bright 20, Animal 10, Ribbon 5, "
-            "Plain 1; Poem rib. and Blue rib. make Akatan and Aotan. '+' on a hand card: it takes "
-            "a table card ('↓' marks which). Beside the captures: yaku made (✓) and under way.",
-        ]
-        if state.rules is not None:
-            lines.append(f"Rules: {state.rules.format()} (`koikoi rules` tells them all).")
-        return Overlay("Help", tuple(lines), "any other key: close")
-
     # -- showing events ---------------------------------------------------------------------------------
-
-    def _log(self, line: str, seat: int | None = None) -> None:
-        log = self.state.log
-        log.append(line)
-        del log[:-LOG_KEPT]
-        self._turn_seat = seat
-
-    def _tell(self, seat: int, verb: str, rest: str, *, new_turn: bool = False) -> None:
-        """``Bot plays X, takes Y`` starts a turn's line; ``draws Z`` continues it after a semicolon."""
-        state = self.state
-        word = verb if seat == state.seat else _THIRD_PERSON.get(verb, verb + "s")
-        if not new_turn and self._turn_seat == seat and state.log:
-            state.log[-1] = state.log[-1].rstrip(".") + f"; {word} {rest}."
-        else:
-            self._log(f"{state.name(seat)} {word} {rest}.", seat)
 
     async def _show(self, event: SessionEvent | Round) -> None:
         state = self.state
@@ -362,19 +306,18 @@ class TablePlayer:
         if kind == "offered" and event.rules is not None:
             self.set_rules(event.rules)
         elif kind == "first-dealer" and event.seat is not None:
-            self._log(f"{state.name(event.seat)} {'deal' if event.seat == state.seat else 'deals'} first.")
+            self._teller.deals(event.seat, suffix=" first")
         elif kind == "round" and event.seat is not None:
             number, _, redeal = event.text.partition("/")
             state.round_number, state.redeal, state.dealer = int(number), int(redeal or 0), event.seat
             state.view, state.drawn, state.phase_text = None, None, "Shuffling…"
             again = " (dealt again)" if state.redeal else ""
-            verb = "deal" if event.seat == state.seat else "deals"
-            self._log(f"Round {number}{again}: {state.name(event.seat)} {verb}.")
+            self._teller.deals(event.seat, prefix=f"Round {number}{again}: ")
         elif kind == "moves":
             for move in event.events:
                 await self._show_move(move)
             if not event.events and event.text:
-                self._log(event.text[0].upper() + event.text[1:] + ".")
+                self._teller.line(event.text[0].upper() + event.text[1:] + ".")
         elif kind == "result" and event.result is not None:
             await self._show_result(event)
         elif kind == "over" and event.outcome is not None:
@@ -382,19 +325,8 @@ class TablePlayer:
             if event.outcome.termination is Termination.FORFEIT and event.outcome.winner != state.seat:
                 state.ended = state.ended or "you left the match"
         elif kind in ("peer-left", "failed"):
-            state.ended = self._ending_words(event)
-            self._log(state.ended[0].upper() + state.ended[1:] + ".")
-
-    def _ending_words(self, event: SessionEvent) -> str:
-        them = self.state.them
-        if event.kind == "failed":
-            return f"the match stopped: {event.text}"
-        reason = event.text.partition(": ")[0]
-        if reason == "quit":
-            return f"{them} left the match"
-        if reason == "declined" or event.text.startswith("the guest declined"):
-            return f"{them} declined the rules"
-        return f"the connection to {them} was lost ({event.text})"
+            state.ended = ending_words(event, state.them)
+            self._teller.line(state.ended[0].upper() + state.ended[1:] + ".")
 
     async def _show_result(self, event: SessionEvent) -> None:
         state = self.state
@@ -416,52 +348,17 @@ class TablePlayer:
         state.phase_text = "Shuffling…"
 
     async def _show_move(self, move: Event) -> None:
+        """One engine event: the table follows it and the log tells it. A drawn card is on show for
+        a moment before it lands or takes; the opponent's play and Koi-Koi stay a moment too."""
         state = self.state
-        seat, kind = move.seat, move.kind
-        theirs = seat != state.seat
-        if kind == "draw" and move.card is not None:
-            if state.view is not None:
-                state.drawn = move.card
-                self.redraw()
-                await trio.sleep(self.pause)  # the card on show before it lands or takes
+        theirs = move.seat != state.seat
+        if move.kind == "draw" and move.card is not None and state.view is not None:
+            state.drawn = move.card
+            self.redraw()
+            await trio.sleep(self.pause)
             state.drawn = None
-            state.view = follow(state.view, move)
-            self._tell(seat, "draw", _takes(move, theirs))
-            return
         state.view = follow(state.view, move)
-        if kind == "play" and move.card is not None:
-            self._tell(seat, "play", _takes(move, theirs), new_turn=True)
-            if theirs:
-                self.redraw()
-                await trio.sleep(self.pause)
-        elif kind == "capture" and move.captured:
-            self._tell(seat, "take", next(cards_of(move.captured)).display_name)
-        elif kind == "yaku" and move.yaku:
-            made = ", ".join(f"{y.yaku.display_name} {y.points}" for y in move.yaku)
-            self._log(f"{state.name(seat)} {'have' if not theirs else 'has'} {made}.")
-        elif kind == "koikoi":
-            self._log(f"{state.name(seat)} {'call' if not theirs else 'calls'} Koi-Koi!")
-            if theirs:
-                self.redraw()
-                await trio.sleep(self.pause)
-        elif kind == "stop":
-            self._log(f"{state.name(seat)} {'call' if not theirs else 'calls'} Shōbu.")
-        elif kind == "hand-yaku" and move.yaku:
-            self._log(f"{state.name(seat)} {'show' if not theirs else 'shows'} {move.yaku[0].yaku.display_name}.")
-        elif kind == "exchange":
-            verb, _, rest = move.text.partition(" ")  # "exchanges hands with the dealer", "keeps the hands"
-            self._tell(seat, verb[:-1], rest, new_turn=True)
-        elif kind == "round-over":
-            self._log(f"Round over: {move.text}.")
-
-
-def _takes(move: Event, theirs: bool) -> str:
-    """The rest of a play or draw line: the card, and what it took."""
-    card = move.card
-    assert card is not None
-    if move.captured:
-        taken = ", ".join(c.display_name for c in cards_of(move.captured))
-        return f"{card.display_name}, {'takes' if theirs else 'take'} {taken}"
-    if move.kind == "draw" and "matches two" in move.text:
-        return f"{card.display_name}, which matches two"
-    return card.display_name
+        self._teller.move(move)
+        if theirs and move.kind in ("play", "koikoi"):
+            self.redraw()
+            await trio.sleep(self.pause)

@@ -125,6 +125,17 @@ async def _at_table(use_case: UseCase, setting: dict[str, Any]) -> tuple[NetMatc
     return result, player
 
 
+def _plain_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The error the command should see from the table's tasks: Ctrl-C as itself, and a use case's
+    own error (the host unreachable, say) unwrapped from the nurseries around it."""
+    if group.subgroup(KeyboardInterrupt) is not None:
+        return KeyboardInterrupt()
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
 def run_at_table(
     use_case: UseCase,
     *,
@@ -138,7 +149,10 @@ def run_at_table(
     match began. ``names`` are ours and the opponent's; ``waiting`` says what the screen waits for
     until the match starts."""
     setting = {"seat": seat, "names": names, "rules": rules, "waiting": waiting, "assume_yes": assume_yes}
-    result, player = trio.run(_at_table, use_case, setting)
+    try:
+        result, player = trio.run(_at_table, use_case, setting)
+    except BaseExceptionGroup as group:
+        raise _plain_error(group) from None
     if player.state.results or player.state.outcome is not None or player.state.ended:
         console = Console(highlight=False)
         width = min(console.size.width, 100)

@@ -1,0 +1,65 @@
+"""The boxes the table opens over itself, as text: help (with the card under the cursor), the
+question before leaving, the host's rules for the guest to accept, and a yes/no question."""
+
+from __future__ import annotations
+
+from p2p_koikoi.engine import RuleSet, preset
+from p2p_koikoi.engine.ruledoc import OPTIONS
+from p2p_koikoi.ui.cards import card_facts
+from p2p_koikoi.ui.state import Overlay, TableState
+
+__all__ = ["help_box", "question_box", "quit_box", "rules_box"]
+
+_KEYS = (
+    "1-8, or ←→ and Enter    play a hand card",
+    "1-2, or ←→ and Enter    take that table card, when two match",
+    "Esc                     put the card back",
+    "s / k                   after a new yaku: Shōbu (stop, score) / Koi-Koi",
+    "?  this help            q  leave (asks first; leaving forfeits)",
+    "",
+    "A card shows its plant (its month) and its kind: Bright 20, Animal 10, Ribbon 5, Plain 1; "
+    "Poem rib. and Blue rib. make Akatan and Aotan. '+' on a hand card: it takes a table card "
+    "('↓' marks which). Beside the captures: yaku made (✓) and under way.",
+)
+
+
+def help_box(state: TableState) -> Overlay:
+    """The keys and the cards explained, after the full facts of the card under the cursor."""
+    lines: list[str] = []
+    focus = state.focus
+    card = focus.focused_card if focus is not None else None
+    if card is not None:
+        lines += [*card_facts(card, state.rules), ""]
+    lines += _KEYS
+    if state.rules is not None:
+        lines.append(f"Rules: {state.rules.format()} (`koikoi rules` tells them all).")
+    return Overlay("Help", tuple(lines), "any other key: close")
+
+
+def quit_box(state: TableState, in_match: bool) -> Overlay:
+    """Leaving mid-match forfeits it, so the person is told so before it happens."""
+    if not in_match or state.outcome is not None:
+        return Overlay("Leave?", ("Leave now?",), "y: leave · n: stay")
+    them = state.them
+    lines = (
+        f"Leaving now forfeits the match: {them} wins it.",
+        f"{them} is told, and the record keeps the match up to here.",
+    )
+    return Overlay("Leave the match?", lines, "y: leave · n: stay")
+
+
+def rules_box(rules: RuleSet) -> Overlay:
+    """The host's rules, one option a line with what its value means, the changes from the preset first."""
+    lines = [f"{rules.format()} (fingerprint {rules.fingerprint[:16]})"]
+    changes = rules.differences(preset(rules.preset))
+    if changes:
+        lines.append("Changed from the preset: " + ", ".join(f"{name}={value}" for name, value, _ in changes))
+    lines.append("")
+    for name, value in rules.options().items():
+        decides, meanings = OPTIONS.get(name, ("", {}))
+        lines.append(f"{name} = {value}: {meanings.get(value) or decides}")
+    return Overlay("Play by these rules?", tuple(lines), "y: play · n: decline")
+
+
+def question_box(question: str) -> Overlay:
+    return Overlay("Question", (question,), "y: yes · n: no")
