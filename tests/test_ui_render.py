@@ -315,3 +315,28 @@ def test_the_log_tells_each_turn_on_one_line_from_our_side() -> None:
     ]
     teller.deals(1, prefix="Round 2: ")
     assert log[-1] == "Round 2: Bot deals."
+
+
+def test_the_rulebooks_exchange_shows_the_hand_face_down() -> None:
+    rules = preset("rulebook")
+    rng = random.Random(1)
+    deck = list(range(48))
+    rng.shuffle(deck)
+    rnd = Round.from_deal(rules, 1, Deal.from_deck(deck, rules.deal_pattern, 1))
+    assert rnd.phase is Phase.EXCHANGE and rnd.to_act == 0
+    screen = text(state_for(rnd, rules=rules))
+    assert "── Your hand · 8 cards, face down" in screen
+    assert "1: Keep the hands as dealt · 2: Exchange hands with the dealer" in screen
+
+
+def test_an_empty_pool_is_named_from_our_side() -> None:
+    rules = preset("lemme").with_option("rounds", "3")
+    for seed in range(40):
+        match = play_local_match(rules, (RandomAgent(seed), RandomAgent(seed + 1)), random.Random(seed))
+        assert match.outcome is not None
+        if match.outcome.termination.value == "pool-empty":
+            break
+    state = TableState(seat=0, names=("You", "Bot"), rules=rules, results=list(match.results), outcome=match.outcome)
+    state.final = True
+    empty = "Bot's pool is empty" if match.outcome.winner == 0 else "your pool is empty"
+    assert empty in text(state)

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from p2p_koikoi.app.shobu import koikoi_multiplier
 from p2p_koikoi.app.tracker import captured_by_kind, progress
-from p2p_koikoi.engine import Card, Kind, cards_of
+from p2p_koikoi.engine import Card, Kind, Phase, cards_of
 from p2p_koikoi.engine.cards import month_mask
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.ui.cards import CELL, KIND_NAMES, card_cell, short_label
@@ -270,6 +270,9 @@ def hand_lines(state: TableState, width: int) -> list[Text]:
     focus = state.focus
     cards = list(focus.hand) if focus is not None and focus.hand else list(cards_of(view.hands[state.seat]))
     header = rule(f"Your hand · {len(cards)} card{'' if len(cards) == 1 else 's'}", width)
+    if view.phase is Phase.EXCHANGE:  # the rulebook: nobody has looked at a hand yet
+        face_down = "  (dealt face down: keep your hand, or exchange it with the dealer's unseen)"
+        return [rule("Your hand · 8 cards, face down", width), Text(), fit(face_down, width, "dim"), Text()]
     if not cards:
         return [header, Text(), Text("  (your hand is empty)", style="dim"), Text()]
     focused: int | None = None

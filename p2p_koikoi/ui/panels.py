@@ -87,7 +87,8 @@ def _match_headline(state: TableState) -> str:
         why = f" ({state.ended})" if state.ended else ""
         return f"{who} {verb} the match by forfeit{why}."
     if outcome.termination is Termination.POOL_EMPTY:
-        return f"{who} {verb} the match: the other pool is empty, {score}."
+        empty = "your pool" if outcome.winner != state.seat else f"{state.them}'s pool"
+        return f"{who} {verb} the match: {empty} is empty, {score}."
     return f"{who} {verb} the match, {score}."
 
 
