@@ -213,7 +213,7 @@ class MatchSession:
         self._draws = 0  # dealer draws so far (a tie draws again)
         self._gaji_pending: Play | None = None  # a Gaji play onto a month of three, awaiting hiki / no-hiki
         self._key_out = [False, False]  # which seats released their key for the stock card being drawn
-        self._hiki_declared: set[int] = set()  # months we declared Hiki on this turn
+        self._hiki_shown = 0  # cards we showed in a Hiki this round (the peer knows we hold them)
         self._my_result: RoundResult | None = None
         self.outgoing: list[SignedEntry] = []
         self.events: list[SessionEvent] = []
@@ -529,7 +529,7 @@ class MatchSession:
             fourth = rnd.hands[self.seat] & month_mask(target.month)
             if fourth:
                 card = Card(fourth.bit_length() - 1)
-                self._hiki_declared.add(card.month)
+                self._hiki_shown |= card.bit
                 show = deal.show([self._position_of(card)])
                 self._write("move", [self.round_number, f"hiki {card.id}", show.send[0].to_bytes(), None])
                 self._gaji_pending = None
@@ -720,7 +720,8 @@ class MatchSession:
                 except IllegalActionError as exc:
                     # Blocked by the fourth card in our hand: the player could not know, so we declare
                     # Hiki (unless we did already this turn: then it knew).
-                    if exc.rule != "gaji-blocked-by-hiki" or action.target.month in self._hiki_declared:
+                    known = self._hiki_shown & rnd.hands[self.seat] & month_mask(action.target.month)
+                    if exc.rule != "gaji-blocked-by-hiki" or known:
                         raise
                 self._gaji_pending = action
                 return
@@ -813,8 +814,6 @@ class MatchSession:
         events = rnd.apply(action, seat)
         if events:
             self.events.append(SessionEvent("moves", seat, events=tuple(events)))
-        if isinstance(action, Play):
-            self._hiki_declared.clear()
         self._after_move()
 
     def _after_move(self) -> None:
@@ -910,6 +909,7 @@ class MatchSession:
         self._known = {}
         self.round = None
         self._key_out = [False, False]
+        self._hiki_shown = 0
         self._queue.extend(self._deal.start().send)
         self.events.append(SessionEvent("round", match.dealer, f"{self.round_number}/{self.redeal}"))
 
