@@ -29,9 +29,8 @@ UNPROVABLE_REPLAY = ("disputed", "unconfirmed:replayed-entry", None)
 """A copy of an entry proves nothing about who sent it twice: only the live side knows its connection."""
 SIGNATURE_FIRST = ("failed", "bad-signature", None)
 """An entry not signed by the key of the author it names could have been made by anyone, so verify blames
-nobody; and verify checks the signature first, where the live session (SPEC.md section 3) checks the match
-id, seq, link and author first: an entry of another match naming the other seat, or a forged author, is
-``bad-signature`` to verify but ``wrong-match`` / ``out-of-turn`` live. Reported; the tests pin both."""
+nobody (the live side blames its sender, whom it knows). Both check the signature first (SPEC.md section
+3), so an entry of another match naming the other seat, or a forged author, is ``bad-signature`` to both."""
 
 
 async def test_replaying_an_old_entry_is_caught_on_receipt(tmp_path: Path) -> None:
@@ -98,7 +97,7 @@ async def test_an_entry_from_another_match_in_the_other_seat_blames_the_sender(t
     """The same, with the cheater's ``match`` offer from a match it hosted: that entry names seat 0 as its
     author, yet the guest sent it here, so the guest is to blame, not the honest host."""
     d = await duel(RULES, tmp_path, tamper=at_move(2, other_match_accept(0)))
-    assert_caught(d, "wrong-match", blame=CHEATER, evidence="note", stage=Stage.PLAY, verified=SIGNATURE_FIRST)
+    assert_caught(d, "bad-signature", blame=CHEATER, evidence="note", stage=Stage.PLAY, verified=SIGNATURE_FIRST)
 
 
 async def test_an_entry_signed_with_another_key_is_caught_on_receipt(tmp_path: Path) -> None:
@@ -137,7 +136,7 @@ async def test_a_forged_author_is_blamed_on_the_sender(tmp_path: Path) -> None:
 
     d = await duel(RULES, tmp_path, tamper=at_move(2, disguise))
     assert d.failure.blame == CHEATER, (d.failure.reason, d.failure.blame, str(d.failure))
-    assert_caught(d, "out-of-turn", blame=CHEATER, evidence="note", stage=Stage.PLAY, verified=SIGNATURE_FIRST)
+    assert_caught(d, "bad-signature", blame=CHEATER, evidence="note", stage=Stage.PLAY, verified=SIGNATURE_FIRST)
 
 
 async def test_a_fork_is_caught_on_receipt(tmp_path: Path) -> None:

@@ -1,9 +1,9 @@
 """The hash chain of a match: one sequence across both authors, every link checked.
 
 :class:`Chain` appends our own entries (:meth:`Chain.append_local`, which signs)
-and the peer's (:meth:`Chain.append_remote`, which checks the match id, the
-sequence number, the link to the previous entry, the author the protocol
-expects, and the signature, in that order). It keeps every entry, so it can
+and the peer's (:meth:`Chain.append_remote`, which checks the signature, then
+the match id, the sequence number, the link to the previous entry and the
+author the protocol expects, in that order). It keeps every entry, so it can
 tell a replayed entry and a fork (two different entries with one sequence
 number) from a plain error.
 """
@@ -48,9 +48,12 @@ class Chain:
         return signed
 
     def append_remote(self, signed: SignedEntry, expected_author: int | None) -> None:
-        """Check a received (or read) entry against the chain and take it."""
-        self.check_link(signed, expected_author)
+        """Check a received (or read) entry against the chain and take it.
+
+        The signature comes first, as ``koikoi verify`` checks it: only a validly signed entry can
+        prove anything (a fork, a replay), and a forged or altered one is simply not signed."""
         signed.verify(self.keys[signed.entry.author])
+        self.check_link(signed, expected_author)
         self._append(signed)
 
     def check_link(self, signed: SignedEntry, expected_author: int | None) -> None:
