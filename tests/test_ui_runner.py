@@ -33,11 +33,16 @@ class QuitsOnItsTurn:
 
 
 class CanLeave(BotPlayer):
-    """A quick player whose person may ask to leave at any time."""
+    """A quick player whose person may ask to leave at any time. It decides in the Trio thread, not
+    a worker thread as a bot does: on the autojump clock, time would run on while a worker thinks."""
 
     def __init__(self, seat: int) -> None:
         super().__init__(RandomAgent(seat + 1), seat)
         self.quit_requested = trio.Event()
+
+    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+        await trio.lowlevel.checkpoint()
+        return self.agent.choose(view, legal, context)
 
 
 class Slow(BotPlayer):

@@ -242,3 +242,19 @@ async def test_the_guest_is_asked_to_accept_the_rules(key: str, accepted: bool) 
             while not box:
                 await trio.sleep(0.005)
         assert box == [accepted]
+
+
+async def test_leaving_while_a_rounds_end_is_shown_ends_the_next_decision_at_once() -> None:
+    match = play_local_match(RULES, (RandomAgent(1), RandomAgent(2)), random.Random(1))
+    result = next(r for r in match.results if r.score is not None)
+    async with at_table() as (player, screen, keys):
+        await player.notify([SessionEvent("result", result.outcome.winner, result=result)])
+        answer = await deciding(player, deal(dealer=0).view(0))
+        await screen.shows("Enter: continue")
+        await keys.send("q")
+        await screen.shows("Leave the match?")
+        await keys.send("y")
+        with trio.fail_after(5):
+            while answer() is None:
+                await trio.sleep(0.005)
+        assert isinstance(answer(), PlayerQuit)

@@ -142,6 +142,8 @@ class TablePlayer:
     async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
         self.in_match = True
         await self.settle()
+        if self.quit_requested.is_set():  # the person left while the screen caught up
+            raise PlayerQuit("the player left")
         state = self.state
         if state.rules is None:
             self.set_rules(context.rules)
@@ -281,7 +283,10 @@ class TablePlayer:
             self._dismiss.set()
 
     async def _ask(self, overlay: Overlay) -> bool | None:
+        """A yes/no box: True or False, or None if the person chose to leave."""
         await self.settle()
+        if self.quit_requested.is_set():
+            return None
         send, receive = trio.open_memory_channel[bool | None](1)
         self._question = send
         self._push("question", overlay)
