@@ -258,3 +258,23 @@ async def test_leaving_while_a_rounds_end_is_shown_ends_the_next_decision_at_onc
             while answer() is None:
                 await trio.sleep(0.005)
         assert isinstance(answer(), PlayerQuit)
+
+
+async def test_keys_typed_ahead_answer_one_decision_only() -> None:
+    view = deal(dealer=0).view(0)
+    hand = list(cards_of(view.hands[0]))
+    plain = [i for i, c in enumerate(hand) if (view.table & month_mask(c.month)).bit_count() != 2]
+    async with at_table() as (player, screen, keys):
+        answer = await deciding(player, view)
+        await screen.shows("play that card")
+        for _ in range(3):  # a burst of keys, handled before the decision's task can run again
+            player.press(str(plain[0] + 1))
+            player.press("y")
+        with trio.fail_after(5):
+            while answer() is None:
+                await trio.sleep(0.005)
+        played = answer()
+        assert isinstance(played, Play) and played.card == hand[plain[0]]
+        await trio.sleep(0.05)  # the table is still running: no key broke it
+        await keys.send("?")
+        await screen.shows("┌─ Help")

@@ -73,7 +73,6 @@ class TablePlayer:
         self.ascii_only = ascii_only
         self.quit_requested = trio.Event()
         self.in_match = False
-        self.frames = 0
         self._spinner = SPINNER_ASCII if ascii_only else SPINNER_UNICODE
         self._events: deque[SessionEvent | Round] = deque()
         self._wake = trio.Event()
@@ -104,7 +103,6 @@ class TablePlayer:
         width, height = self.screen.size()
         frame = self._spinner[int(trio.current_time() * 10) % len(self._spinner)]
         self.screen.draw(render(self.state, width, height, spinner=frame, ascii_only=self.ascii_only))
-        self.frames += 1
 
     async def _spin(self) -> None:
         while True:
@@ -237,6 +235,7 @@ class TablePlayer:
             state.focus = self._picker.focus
             if action is not None:
                 self._answer.send_nowait(action)
+                self._picker = self._answer = None  # one answer: keys typed ahead wait for the next decision
 
     def _press_in_overlay(self, key: str) -> None:
         kind = self._overlays[-1][0]
@@ -251,6 +250,7 @@ class TablePlayer:
                 self._scroll(key)
             elif key in ("y", "n", "esc") and self._question is not None:
                 self._question.send_nowait(key == "y")
+                self._question = None
             elif key == "q":
                 self._push("quit", quit_box(self.state, self.in_match))
         elif key in ("up", "down"):
@@ -277,8 +277,10 @@ class TablePlayer:
         self.state.leaving = True
         if self._answer is not None:
             self._answer.send_nowait(_Leave())
+            self._picker = self._answer = None
         if self._question is not None:
             self._question.send_nowait(None)
+            self._question = None
         if self._dismiss is not None:
             self._dismiss.set()
 
