@@ -53,14 +53,25 @@ class Pane:
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", "play", *keys)
 
+    def settled(self) -> str:
+        """The screen once two captures 40 ms apart agree: capture-pane may catch a frame half written."""
+        screen = self.screen()
+        while True:
+            time.sleep(0.04)
+            again = self.screen()
+            if again == screen:
+                return screen
+            screen = again
+
     def wait(self, test: object, timeout: float = 30.0, what: str = "") -> str:
+        """The settled screen, once ``test`` holds for it."""
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
-            screen = self.screen()
+            screen = self.settled()
             if test(screen):  # type: ignore[operator]
                 return screen
-            time.sleep(0.03)
+            time.sleep(0.02)
         raise AssertionError(f"timed out waiting for {what or test}; the screen:\n{screen}")
 
     def close(self) -> None:
@@ -109,7 +120,7 @@ def play_one_match(tmp_path: Path, seed: int) -> Seen:
                 pane.wait(lambda s: "[exit" in s, 30, "the program to end")
                 seen.after = pane.screen(joined=True)
                 return seen
-            if "You made a yaku: Shōbu or Koi-Koi?" in screen:
+            if "k: Koi-Koi (play on)" in keys_line:
                 seen.koikoi.append(screen)
                 key = "s" if called_koikoi else "k"
                 called_koikoi = True
@@ -123,8 +134,7 @@ def play_one_match(tmp_path: Path, seed: int) -> Seen:
                     seen.full_hand = screen
                 key = first_taking_card(screen)
             else:
-                screen = pane.screen()
-                time.sleep(0.03)
+                screen = pane.settled()
                 continue
             before = screen
             pane.keys(key)
