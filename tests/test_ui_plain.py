@@ -71,3 +71,4 @@ def test_a_whole_practice_match_through_pipes(tmp_path: Path) -> None:
     assert record is not None
     assert f"Check it with: koikoi verify {record.group(1)}" in transcript
     assert read_record(Path(record.group(1))).complete
+    assert [p.suffix for p in Path(record.group(1)).parent.iterdir()] == [".koikoi"]  # no secret left behind

@@ -78,9 +78,9 @@ async def practice_match(options: PracticeOptions, player: Player, say: Say) -> 
         def name() -> str:
             return record_name(started, session.keys, options.rules.preset, session.seat)
 
-        record = RecordWriter(
-            replay_dir(options.replay_dir), name, seat=0, software=SOFTWARE, secret=session.master_secret
-        )
+        # No master secret beside the record, unlike host and join: it is kept only to resume after a
+        # crash, and the bot, living in this process, cannot be resumed with.
+        record = RecordWriter(replay_dir(options.replay_dir), name, seat=0, software=SOFTWARE)
         try:
             result.report = await run_match(channel, session, player, record)
         finally:
