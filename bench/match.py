@@ -139,7 +139,8 @@ def main() -> None:
             cpu.append(out["host"]["cpu"] + out["guest"]["cpu"])
         print(
             f"{label:<16} {statistics.mean(walls):>8.3f} {min(walls):>7.3f} {1000 * statistics.mean(per_round):>9.1f} "
-            f"{1 / statistics.mean(walls):>10.2f} {statistics.mean(sent) / 1024:>8.1f} {statistics.mean(entries):>8.0f} "
+            f"{1 / statistics.mean(walls):>10.2f} {statistics.mean(sent) / 1024:>8.1f} "
+            f"{statistics.mean(entries):>8.0f} "
             f"{statistics.mean(cpu):>19.2f}"
         )
         if directory is not None:

@@ -27,11 +27,15 @@ _SECOND_PERSON = {
 
 
 def _told(subject: str, text: str) -> str:
-    """``You plays ...`` reads ``You play ...``: the engine tells moves in the third person."""
-    verb, _, rest = text.partition(" ")
-    if subject == "You":
-        verb = _SECOND_PERSON.get(verb, verb)
-    return f"{subject} {verb} {rest}".rstrip()
+    """``You plays X, takes Y`` reads ``You play X, take Y``: the engine tells moves in the third person,
+    so every verb that opens a clause turns to the second person for our own seat."""
+    if subject != "You":
+        return f"{subject} {text}"
+    clauses = []
+    for clause in text.split(", "):
+        verb, _, rest = clause.partition(" ")
+        clauses.append(f"{_SECOND_PERSON.get(verb, verb)} {rest}".rstrip())
+    return f"{subject} {', '.join(clauses)}"
 
 
 def event_lines(events: list[SessionEvent], seat: int) -> list[str]:
