@@ -10,6 +10,7 @@ import typer
 
 from p2p_koikoi.cli.common import fail, one_line_errors
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, SeedOption, print_result
+from p2p_koikoi.cli.tableopts import PlainOption, use_table
 
 if TYPE_CHECKING:
     from p2p_koikoi.net.runner import Player
@@ -25,6 +26,7 @@ def resume(
     seed: SeedOption = None,
     grace: Annotated[float, typer.Option(help="Seconds to wait for the opponent to come back.")] = 60.0,
     quiet: QuietOption = False,
+    plain: PlainOption = False,
 ) -> None:
     """Resume a match after a crash or a dropped connection: reconnect and play on."""
     import trio
@@ -53,7 +55,21 @@ def resume(
         return PlainPlayer(seat, write=say)
 
     try:
-        result = trio.run(lambda: resume_match(file, target, player_for, say, grace=grace))
+        if agent is None and use_table(plain):
+            from p2p_koikoi.record.reader import read_record
+            from p2p_koikoi.ui.terminal import run_at_table
+
+            seat = read_record(file).writer_seat
+            at_table = run_at_table(
+                lambda table: resume_match(file, target, lambda _: table, table.say, grace=grace),
+                seat=seat,
+                waiting="Reconnecting…",
+            )
+            if at_table is None:
+                raise fail("you left before the match went on", 1)
+            result = at_table
+        else:
+            result = trio.run(lambda: resume_match(file, target, player_for, say, grace=grace))
     except (ResumeError, RecordError) as exc:
         raise fail(str(exc)) from None
     except ConnectionLost as exc:
