@@ -110,11 +110,11 @@ async def test_bad_bytes_mid_match_end_it_with_a_note(tmp_path: Path, payload: b
 async def test_a_slowloris_mid_match_is_cut_off(tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
     """A frame begun and then fed a byte a minute: cut off by the frame deadline (10 s), not left to
     hold the match forever."""
-    start = trio.current_time()
     report = await host_against(encode_frame(pack(["ping", 1])), tmp_path, close=False, trickle=60)
     assert report.ended_by == "peer-vanished"
+    # The frame deadline, not the 20 s silence deadline nor the next byte 60 s on, ended it. (The clock
+    # itself is no measure here: the autojump clock also jumps while the bots think in worker threads.)
     assert report.text == "a frame took longer than 10 s to arrive"
-    assert trio.current_time() - start == pytest.approx(10, abs=0.5)
 
 
 @settings(
