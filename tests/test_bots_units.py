@@ -136,7 +136,9 @@ def test_a_world_fits_the_view_and_its_rollout_is_a_legal_game(name: str, seed: 
     assume(not rnd.over)
     seat = rnd.to_act
     view = rnd.view(seat)
-    world, stock = Determinizer(view, seat).sample(random.Random(seed))
+    determinizer = Determinizer(view, seat)
+    hand, stock = determinizer.sample(random.Random(seed))
+    world = determinizer.world(hand)
     other = 1 - seat
     assert world.hidden == [0, 0] and world.hands[seat] == view.hands[seat]
     assert world.hands[other] & view.hands[other] == view.hands[other]

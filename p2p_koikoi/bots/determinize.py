@@ -36,14 +36,22 @@ class Determinizer:
         if len(self._unseen) != self._hidden + view.stock_left:
             raise ValueError("the unseen cards do not fill the other hand and the stock")
 
-    def sample(self, rng: random.Random) -> tuple[Round, list[int]]:
-        """A full copy of the view with the other hand dealt, and the stock's cards in draw order."""
+    def sample(self, rng: random.Random) -> tuple[int, list[int]]:
+        """One uniform guess: the other hand (a mask) and the stock's cards in draw order."""
         cards = self._unseen.copy()
         rng.shuffle(cards)
+        hand = 0
+        for card in cards[: self._hidden]:
+            hand |= 1 << card
+        return hand, cards[self._hidden :]
+
+    def world(self, hand: int) -> Round:
+        """A fresh full copy of the view in which the other seat holds ``hand`` (a guess from :meth:`sample`).
+
+        Kept apart from :meth:`sample` so that a search can try several moves in
+        one guessed world, each on its own copy, for the price of one copy each.
+        """
         world = self._view.copy()
-        if self._hidden:
-            hand = 0
-            for card in cards[: self._hidden]:
-                hand |= 1 << card
+        if hand:
             world.reveal(self._other, hand)
-        return world, cards[self._hidden :]
+        return world

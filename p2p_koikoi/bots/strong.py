@@ -121,9 +121,9 @@ class _Search:
             worlds = max(1, self.level.playouts // (stages * len(alive)))
             for _ in range(worlds):
                 world_seed = self.rng.getrandbits(64)
-                world, stock = self.determinizer.sample(random.Random(world_seed))
+                hand, stock = self.determinizer.sample(random.Random(world_seed))
                 for i in alive:
-                    self._try(i, world, stock, world_seed)
+                    self._try(i, hand, stock, world_seed)
                 if time.perf_counter() > deadline:
                     self.agent.capped += 1
                     return self.legal[max(alive, key=self._rank)]
@@ -137,9 +137,9 @@ class _Search:
         mean = self.totals[i] / self.counts[i] if self.counts[i] else -1.0
         return mean, isinstance(self.legal[i], CallStop)
 
-    def _try(self, i: int, world: Round, stock: list[int], rollout_seed: int) -> None:
-        """Play move ``i`` in (a copy of) ``world`` and roll the round out; add the match chance."""
-        world = world.copy()
+    def _try(self, i: int, hand: int, stock: list[int], rollout_seed: int) -> None:
+        """Play move ``i`` in the world where the other seat holds ``hand``, roll the round out, add the chance."""
+        world = self.determinizer.world(hand)
         try:
             world.apply(self.legal[i], self.seat)
         except IllegalActionError:
