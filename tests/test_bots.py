@@ -115,7 +115,7 @@ def test_the_rulebook_exchange_and_gaji_are_played() -> None:
 
     for seed in range(4):
         play_local_match(rules, (Watch(agent("strong", seed)), Watch(agent("greedy", seed))), random.Random(seed))
-    assert {"exchange", "hand-yaku", "play", "decision"} <= seen
+    assert {"exchange", "hand-yaku", "play", "decision", "gaji"} <= seen
 
 
 # -- hidden cards --------------------------------------------------------------------------
