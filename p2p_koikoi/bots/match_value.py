@@ -8,8 +8,8 @@ with a drawn match counting half (as the arena counts it).
 
 The model is deliberately simple: each later round moves the point difference
 by a random amount with mean zero and a standard deviation per rule set
-(:data:`ROUND_SPREAD`, measured from greedy self-play with ``bench/bots.py
---spread``), so after ``n`` more rounds the difference is roughly normal with
+(:data:`ROUND_SPREAD`, measured from greedy self-play with ``python bench/bots.py
+--positions 0 --spread 150``), so after ``n`` more rounds the difference is roughly normal with
 spread ``sigma * sqrt(n)``. Under pool scoring a payment moves the difference
 twice over (one side gains what the other loses), and emptying the other pool
 wins outright. Early in a match the chance is nearly linear in points, so the
