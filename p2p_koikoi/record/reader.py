@@ -22,6 +22,7 @@ that is not a record at all (no header, unreadable, empty) raises
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -101,7 +102,7 @@ class Ending:
         return self.kind == "complete"
 
 
-class RecordVisitor(Generic[T]):
+class RecordVisitor(ABC, Generic[T]):
     """Receives a record's frames in file order; :meth:`result` is what the walk returns."""
 
     def begin_record(self, header: Header) -> None:
@@ -119,8 +120,9 @@ class RecordVisitor(Generic[T]):
     def end_record(self, ending: Ending) -> None:
         """The reading is over."""
 
+    @abstractmethod
     def result(self) -> T:
-        raise NotImplementedError
+        """What the visit built: every visitor says what it returns."""
 
 
 @dataclass
