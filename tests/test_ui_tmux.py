@@ -24,6 +24,9 @@ import pytest
 
 from p2p_koikoi.record.reader import read_record
 
+# CI installs tmux (.ci/run), so there a missing tmux fails the run; elsewhere the test says why it cannot run.
+if os.environ.get("CI") and shutil.which("tmux") is None:
+    raise RuntimeError("CI must have tmux: .ci/run installs it")
 pytestmark = pytest.mark.skipif(
     shutil.which("tmux") is None,
     reason="tmux is not installed (apt-get install -y tmux): the end-to-end table test drives the program in it",

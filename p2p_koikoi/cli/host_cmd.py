@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
-from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, SeedOption, print_result
+from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 from p2p_koikoi.net import DEFAULT_PORT
 
 if TYPE_CHECKING:
-    from p2p_koikoi.net.runner import Player
+    pass
 
 
 @one_line_errors
@@ -35,9 +34,6 @@ def host(
     import trio
 
     from p2p_koikoi.app.netplay import HostOptions, host_match
-    from p2p_koikoi.app.plain_player import PlainPlayer, stderr_write
-    from p2p_koikoi.app.players import BotPlayer
-    from p2p_koikoi.bots.registry import UnknownBotError, make_agent
     from p2p_koikoi.net.framed import ConnectionLost
 
     rules = build_rules(rules_name, overrides)
@@ -45,22 +41,14 @@ def host(
         rules = rules.with_option("rounds", str(rounds))
     if turn_limit not in (0, 30, 60):
         raise fail("--turn-limit takes 0, 30 or 60 seconds")
-    say = (lambda line: None) if quiet else stderr_write
-    try:
-        agent = make_agent(bot, seed if seed is not None else random.randrange(2**31)) if bot else None
-    except UnknownBotError as exc:
-        raise fail(str(exc)) from None
 
-    def player_for(seat: int) -> Player:
-        if agent is not None:
-            return BotPlayer(agent, seat, None if quiet else say)
-        return PlainPlayer(seat, write=say)
+    seat_player = Seat(bot, seed, quiet, assume_yes=False)
+    agent = seat_player.agent
+    say = seat_player.say
 
-    async def confirm(question: str) -> bool:
-        if agent is not None:
-            return False
-        answer = await trio.to_thread.run_sync(input, f"{question} [y/N] ")
-        return answer.strip().lower() in ("y", "yes")
+    player_for = seat_player.player_for
+
+    confirm = seat_player.confirm
 
     options = HostOptions(rules, port, bind, turn_limit, replay_dir, lan)
     try:

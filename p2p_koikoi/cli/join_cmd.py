@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from p2p_koikoi.cli.common import fail, one_line_errors
-from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, SeedOption, print_result
+from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 
 if TYPE_CHECKING:
-    from p2p_koikoi.net.runner import Player
+    pass
 
 
 @one_line_errors
@@ -36,14 +35,12 @@ def join(
     import trio
 
     from p2p_koikoi.app.netplay import JoinOptions, join_match
-    from p2p_koikoi.app.plain_player import PlainPlayer, stderr_write
-    from p2p_koikoi.app.players import BotPlayer
-    from p2p_koikoi.bots.registry import UnknownBotError, make_agent
     from p2p_koikoi.net.framed import ConnectionLost
     from p2p_koikoi.net.tcp import parse_address
     from p2p_koikoi.wire import RemoteProtocolError
 
-    say = (lambda line: None) if quiet else stderr_write
+    seat_player = Seat(bot, seed, quiet, assume_yes=yes)
+    agent, say = seat_player.agent, seat_player.say
     if address is None:
         if not lan:
             raise fail("give the host as HOST[:PORT], or --lan to look for games on the LAN")
@@ -54,21 +51,10 @@ def join(
         target = parse_address(address)
     except ValueError as exc:
         raise fail(f"bad address: {exc}") from None
-    try:
-        agent = make_agent(bot, seed if seed is not None else random.randrange(2**31)) if bot else None
-    except UnknownBotError as exc:
-        raise fail(str(exc)) from None
 
-    def player_for(seat: int) -> Player:
-        if agent is not None:
-            return BotPlayer(agent, seat, None if quiet else say)
-        return PlainPlayer(seat, write=say, assume_yes=yes)
+    player_for = seat_player.player_for
 
-    async def confirm(question: str) -> bool:
-        if agent is not None:
-            return False
-        answer = await trio.to_thread.run_sync(input, f"{question} [y/N] ")
-        return answer.strip().lower() in ("y", "yes")
+    confirm = seat_player.confirm
 
     options = JoinOptions(target, replay_dir, timeout)
     try:

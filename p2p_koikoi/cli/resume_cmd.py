@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from p2p_koikoi.cli.common import fail, one_line_errors
-from p2p_koikoi.cli.netopts import BotOption, QuietOption, SeedOption, print_result
+from p2p_koikoi.cli.netopts import BotOption, QuietOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 
 if TYPE_CHECKING:
-    from p2p_koikoi.net.runner import Player
+    pass
 
 
 @one_line_errors
@@ -31,28 +30,20 @@ def resume(
     """Resume a match after a crash or a dropped connection: reconnect and play on."""
     import trio
 
-    from p2p_koikoi.app.plain_player import PlainPlayer, stderr_write
-    from p2p_koikoi.app.players import BotPlayer
     from p2p_koikoi.app.resume import ResumeError, resume_match
-    from p2p_koikoi.bots.registry import UnknownBotError, make_agent
     from p2p_koikoi.net.framed import ConnectionLost
     from p2p_koikoi.net.tcp import parse_address
     from p2p_koikoi.record.reader import RecordError
     from p2p_koikoi.wire import RemoteProtocolError
 
-    say = (lambda line: None) if quiet else stderr_write
+    seat_player = Seat(bot, seed, quiet)
+    agent, say, player_for = seat_player.agent, seat_player.say, seat_player.player_for
     try:
-        agent = make_agent(bot, seed if seed is not None else random.randrange(2**31)) if bot else None
         target = None
         if address is not None:
             target = parse_address(f"localhost:{address}" if address.isdigit() else address)
-    except (UnknownBotError, ValueError) as exc:
+    except ValueError as exc:
         raise fail(str(exc)) from None
-
-    def player_for(seat: int) -> Player:
-        if agent is not None:
-            return BotPlayer(agent, seat, None if quiet else say)
-        return PlainPlayer(seat, write=say)
 
     try:
         if agent is None and use_table(plain):
