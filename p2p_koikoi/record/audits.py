@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from p2p_koikoi.engine import EngineError, parse_rules
 from p2p_koikoi.engine.rules import FirstDealer
 from p2p_koikoi.fairness import DealContext, FairnessError, Purpose, audit_transcript, parse_message
-from p2p_koikoi.record.watch import AuditedDeal
+from p2p_koikoi.fairness.watch import AuditedDeal
 from p2p_koikoi.wire import SignedEntry, match_id_of
 
 __all__ = ["AuditJob", "DealKey", "audit_deals", "audit_jobs", "run_audit"]

@@ -92,10 +92,10 @@ from p2p_koikoi.fairness import (
     parse_message,
     reveal_plan,
 )
+from p2p_koikoi.fairness.watch import AuditedDeal, CoinWatch, DealWatch
 from p2p_koikoi.record.audits import DealKey
 from p2p_koikoi.record.events import FirstDealerChoice, HikiAnswer, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
 from p2p_koikoi.record.findings import Finding, Rejected
-from p2p_koikoi.record.watch import AuditedDeal, CoinWatch, DealWatch
 from p2p_koikoi.session.match_session import Stage
 from p2p_koikoi.wire import RemoteProtocolError, SignedEntry, match_id_of
 from p2p_koikoi.wire.codec import pack

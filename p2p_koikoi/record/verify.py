@@ -37,6 +37,7 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from p2p_koikoi.fairness.watch import AuditedDeal
 from p2p_koikoi.record.audits import Mapper, audit_deals
 from p2p_koikoi.record.events import FirstDealerChoice, MatchEnd, MatchFanout, MatchInfo, MatchVisitor, PlayedRound
 from p2p_koikoi.record.findings import Finding, Rejected
@@ -44,7 +45,6 @@ from p2p_koikoi.record.identity_names import short_fingerprint
 from p2p_koikoi.record.reader import Ending, Header, Note, Record, RecordVisitor, UnreadableEntry
 from p2p_koikoi.record.referee import Accusation, Referee
 from p2p_koikoi.record.transcript import read_transcript
-from p2p_koikoi.record.watch import AuditedDeal
 from p2p_koikoi.wire import SIGN_DOMAIN, RemoteProtocolError, SignedEntry
 
 __all__ = ["EXIT_CODES", "MatchSummary", "NoteCheck", "RoundSummary", "VerifyReport", "check_transcript", "walk_record"]
