@@ -295,6 +295,11 @@ class MatchSession:
         self._write("goodbye", ["peer-gone", text[:400]])
         self._end("peer-vanished", text)
 
+    def peer_stalled(self, text: str) -> None:
+        """The peer held the floor for a decision past the match's decision time limit: we end the
+        match as abandoned by the staller (see the referee's rules), never as our own forfeit."""
+        self.peer_vanished(text)
+
     @property
     def peer_decides(self) -> bool:
         """The peer holds the floor for a decision of its player (not an automatic protocol step)."""
