@@ -107,7 +107,7 @@ async def play_on(
             session.peer_vanished(str(exc))
             raise
         if report.ended_by != "disconnected" or session.waiting is Waiting.DONE:
-            if record is not None and session.waiting is Waiting.DONE:
+            if record is not None and session.waiting is Waiting.DONE and not session.resumable:
                 record.forget_secret()
             return report
         say(f"Connection lost ({report.text}); reconnecting for up to {plan.grace:g} s...")
