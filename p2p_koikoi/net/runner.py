@@ -40,8 +40,7 @@ from typing import Protocol, runtime_checkable
 
 import trio
 
-from p2p_koikoi.bots.base import MatchContext
-from p2p_koikoi.engine import AnyAction, Round, RuleSet
+from p2p_koikoi.engine import AnyAction, MatchContext, Round, RuleSet
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
