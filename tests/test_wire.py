@@ -93,7 +93,7 @@ def test_control_frames_round_trip() -> None:
         body = encode(frame)[4:]
         assert parse_frame(body) == frame
     with pytest.raises(RemoteProtocolError) as exc:
-        parse_frame(pack(["hello", 2, b"k" * 32, b"n" * 32, "x"]))
+        parse_frame(pack(["hello", VERSION + 1, b"k" * 32, b"n" * 32, "x"]))
     assert reason(exc) == "bad-version"
 
 
