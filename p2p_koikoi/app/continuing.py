@@ -27,6 +27,7 @@ from p2p_koikoi.net.runner import MatchReport, Player, run_match
 from p2p_koikoi.net.tcp import Address, Dropped, dial_raw, listen_raw
 from p2p_koikoi.net.timing import RECONNECTING, Timing
 from p2p_koikoi.record.writer import RecordWriter
+from p2p_koikoi.referee import Ending
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.wire import RemoteProtocolError
 
@@ -34,8 +35,6 @@ __all__ = ["GRACE", "Reconnect", "can_resume", "play_on"]
 
 GRACE = RECONNECTING.reconnect_grace
 BACKOFF = (0.25, 0.5, 1.0, 2.0, 4.0)
-# How a match ends when one side claims the other vanished or stalled: abandoned, to be resumed.
-ABANDONED = frozenset({"peer-vanished", "peer-peer-gone"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +57,7 @@ def can_resume(session: MatchSession) -> bool:
     peer vanished or stalled, which proves nothing and so ends nothing for good)."""
     if session.waiting is not Waiting.DONE:
         return True
-    return session.failure is None and session.ended_by in ABANDONED
+    return session.ending is not None and session.ending.how is Ending.ABANDONED
 
 
 async def _guest_again(plan: Reconnect, session: MatchSession, identity: Ed25519PrivateKey) -> FramedChannel:
