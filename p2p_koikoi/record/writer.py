@@ -1,11 +1,12 @@
-"""Writing a record as the match happens: append-only; every frame is flushed to the OS as it
-is written (a killed process loses nothing) and fsynced right after, in batches, off the hot path."""
+"""Writing a record as the match happens: append-only; every batch of frames is handed to the OS in
+one write as soon as it is written (a killed process loses nothing written), and :meth:`RecordWriter.commit`
+fsyncs it. The live runner does both in its own writer thread (``net/record_sync.py``)."""
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -67,11 +68,19 @@ class RecordWriter:
         file.flush()
         self._dirty = True
 
-    def sync(self, entries: list[SignedEntry]) -> None:
+    def sync(self, entries: Sequence[SignedEntry]) -> None:
         """Write (and flush to the OS) every entry of ``entries`` past those already written, in order."""
-        for signed in entries[self.written :]:
-            self._frame(["entry", signed.data, signed.signature])
-            self.written += 1
+        self.write(entries[self.written :])
+
+    def write(self, entries: Sequence[SignedEntry]) -> None:
+        """Append ``entries`` (the chain's next ones) and hand them to the OS in one write."""
+        if not entries:
+            return
+        file = self._open()
+        file.write(b"".join(encode_frame(pack(["entry", s.data, s.signature])) for s in entries))
+        file.flush()
+        self.written += len(entries)
+        self._dirty = True
 
     def commit(self) -> None:
         """fsync what was written (the runner does it in a worker thread, batching entries)."""
@@ -110,8 +119,8 @@ class RecordWriter:
 
 
 def write_secret(path: Path, secret: bytes) -> None:
-    """Create the secret's file, mode 0600: never through a symlink planted in its place, never over a file
-    already there (``O_EXCL``), so nobody can have it written where they can read it."""
+    """The master secret beside the record, readable by us alone. A new file only (``O_EXCL``), and
+    never through a symbolic link planted at its name (``O_NOFOLLOW``)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as out:
         out.write(secret)
