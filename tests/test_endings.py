@@ -33,6 +33,8 @@ def _step(pair: SessionPair) -> bool:
             if other.waiting is not Waiting.DONE:
                 other.receive(signed)
                 moved = True
+    if moved:
+        return True  # decide only when nothing is in flight, so a stop point sees a settled chain
     for seat, session in enumerate(pair.sessions):
         if session.waiting is Waiting.ACCEPT:
             session.accept()
@@ -46,9 +48,13 @@ def _step(pair: SessionPair) -> bool:
     return moved
 
 
-def play_until(pair: SessionPair, stop: Callable[[SessionPair], bool], limit: int = 5_000) -> None:
+def play_until(
+    pair: SessionPair, stop: Callable[[SessionPair], bool], limit: int = 5_000, *, settled: bool = True
+) -> None:
+    """Play until ``stop`` holds (when ``settled``, only at a moment with nothing in flight)."""
     for _ in range(limit):
-        if stop(pair):
+        quiet = not settled or not any(session.outgoing for session in pair.sessions)
+        if quiet and stop(pair):
             return
         assert _step(pair), "the sessions are stuck"
     raise AssertionError("the stop point never came")
@@ -62,14 +68,7 @@ def guest_owes_its_second_move(pair: SessionPair) -> bool:
     guest = pair.guest
     moves = sum(1 for e in guest.chain.entries if e.entry.kind == "move" and e.entry.author == 1)
     rnd = guest.round
-    return (
-        moves >= 1
-        and guest.waiting is Waiting.MOVE
-        and rnd is not None
-        and rnd.phase is Phase.PLAY
-        and not pair.host.outgoing
-        and not guest.outgoing
-    )
+    return moves >= 1 and guest.waiting is Waiting.MOVE and rnd is not None and rnd.phase is Phase.PLAY
 
 
 def send_raw_goodbye(session: MatchSession, reason: str, text: str, evidence: bytes | None = None) -> SignedEntry:
@@ -79,9 +78,11 @@ def send_raw_goodbye(session: MatchSession, reason: str, text: str, evidence: by
 
 
 def deliver(pair: SessionPair) -> None:
+    """Everything in flight reaches the other side (a side that has ended takes no more)."""
     for seat, session in enumerate(pair.sessions):
         for signed in session.take_outgoing():
-            pair.sessions[1 - seat].receive(signed)
+            if pair.sessions[1 - seat].waiting is not Waiting.DONE:
+                pair.sessions[1 - seat].receive(signed)
 
 
 def both_records(pair: SessionPair) -> tuple[VerifyReport, VerifyReport]:
@@ -176,12 +177,18 @@ def test_an_accusation_with_false_evidence_blames_the_accuser() -> None:
 def test_a_quit_during_the_first_dealer_draw_is_a_forfeit() -> None:
     """A guest that dislikes the coin or the draw cannot drop out for free once it accepted the rules."""
     pair = new_pair(b"free abort")
-    play_until(pair, lambda p: p.host.referee.stage is Stage.FIRST_DEALER and p.host.referee.step >= 2)
+    play_until(pair, lambda p: p.guest.referee.stage is Stage.FIRST_DEALER and p.guest.referee.step >= 2, settled=False)
     pair.guest.quit("I do not like this draw")
     deliver(pair)
-    for report in both_records(pair):
-        assert report.verdict == "verified", report.finding
-        assert report.ending is not None and (report.ending.how, report.ending.winner) == (Ending.FORFEIT, 0)
+    host = pair.host
+    assert host.ending is not None and (host.ending.how, host.ending.seat, host.ending.winner) == (
+        Ending.FORFEIT,
+        1,
+        0,
+    )
+    report = verify_entries(pair.guest.chain.entries)  # the quit is in the quitter's own chain
+    assert report.verdict == "verified", report.finding
+    assert report.ending is not None and (report.ending.how, report.ending.winner) == (Ending.FORFEIT, 0)
 
 
 def test_a_lost_link_leaves_both_records_abandoned_and_the_match_resumes_to_its_end() -> None:
@@ -212,8 +219,8 @@ def test_a_lost_link_leaves_both_records_abandoned_and_the_match_resumes_to_its_
     longer, shorter = sorted(restored, key=lambda s: len(s.chain.entries), reverse=True)
     for signed in longer.chain.entries[len(shorter.chain.entries) :]:
         shorter.catch_up(signed)
-    for session in restored:
-        session.mark_sent(len(session.chain.entries))
+    for seat, session in enumerate(restored):
+        session.mark_sent(len(restored[1 - seat].chain.entries))
     assert pipe_sessions(resumed, AGENTS) is None
     for session in restored:
         assert session.ended_by is SessionEnd.MATCH_OVER
