@@ -127,6 +127,17 @@ def crash_sample(seed: int) -> Path:
     return target
 
 
+def crash_sample_cut_mid_round(seed: int, tries: int = 6) -> Path:
+    """The kill lands wherever the match is; the sample shows a round cut short, so kill again until it does."""
+    from p2p_koikoi.app.replay import load_replay
+
+    for attempt in range(tries):
+        target = crash_sample(seed + attempt)
+        if load_replay(target).rounds[-1].played.deal is None:
+            return target
+    raise SystemExit(f"no kill in {tries} tries cut a round short")
+
+
 class StackingDeal(FairDeal):
     """Seat 0's side of a deal, with its first deck pass re-ordered after it was computed."""
 
@@ -195,7 +206,7 @@ def check(path: Path) -> None:
 def main() -> None:
     made = [preset_sample(name, seed) for seed, name in enumerate(PRESETS, start=1)]
     made.append(cheat_sample())
-    made.append(crash_sample(99))
+    made.append(crash_sample_cut_mid_round(99))
     for path in made:
         check(path)
 
