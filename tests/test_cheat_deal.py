@@ -22,7 +22,7 @@ from p2p_koikoi.engine.cards import Card
 from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Keys, Reveal, parse_message
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
 from p2p_koikoi.session.match_session import MatchSession, Stage
-from p2p_koikoi.testing_adversary import duel
+from p2p_koikoi.testing.adversary import duel
 
 RULES = preset("nintendo")
 CHEATER = 1  # the guest cheats; test_cheat_moves has the host cheat too

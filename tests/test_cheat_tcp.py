@@ -23,7 +23,7 @@ from test_cheat_support import Liar, at_move, fork, note_entry, verify_record
 
 from p2p_koikoi.record.reader import Record, read_record
 from p2p_koikoi.session.match_session import MatchSession
-from p2p_koikoi.testing_adversary import Tamper, cheat_as_guest, forge, seeded_key
+from p2p_koikoi.testing.adversary import Tamper, cheat_as_guest, forge, seeded_key
 from p2p_koikoi.wire import SignedEntry, public_bytes
 from p2p_koikoi.wire.frames import Frame
 

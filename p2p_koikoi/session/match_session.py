@@ -192,10 +192,6 @@ class MatchSession:
     # ------------------------------------------------------------------ queries
 
     @property
-    def _identity(self) -> Ed25519PrivateKey:
-        return self.identity
-
-    @property
     def chain(self) -> Referee:
         """The chain of entries so far (``entries``, ``head``): the referee keeps it."""
         return self.referee
