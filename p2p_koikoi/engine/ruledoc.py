@@ -251,7 +251,7 @@ READINGS: dict[str, list[tuple[str, str, str]]] = {
         ),
         (
             "akatan-aotan, yaku points",
-            "both, with the yaku points of 000's table.",
+            "both, with the yaku points of 000's table (GAME.md, Yaku, lists them by preset).",
             "003 gives no points; 'Every other yaku stacks', so there is no Chofuku.",
         ),
         (
@@ -293,6 +293,10 @@ def markdown() -> str:
         "A rule set is every option below. Its fingerprint is the SHA-256 (hex) of the UTF-8 text",
         "`koikoi-rules/1\\n` followed by one `name=value\\n` line per option, in the order of this table;",
         "the preset's name is not part of it. Booleans are `on`/`off`.",
+        "",
+        "The rules text (the `match` entry's, and `koikoi rules`'): the preset's name, then `name=value` for each",
+        "option that differs from the preset, in the order of this table, separated by single spaces, such as",
+        "`nintendo rounds=3`. What each option does in play is in [GAME.md](GAME.md#rule-options).",
         "",
         "## Options by preset",
         "",
