@@ -56,6 +56,7 @@ from p2p_koikoi.engine.gamedoc import (
     NUMBERS,
     OPTION_SECTIONS,
     OUTCOMES,
+    PHASES,
     parse_ranges,
     render,
     slug,
@@ -268,10 +269,32 @@ def _check_outcome(rnd: Round) -> OutcomeKind:
     return outcome.kind
 
 
+_PHASE_ACTIONS: dict[Phase, tuple[type, ...]] = {
+    Phase.EXCHANGE: (Exchange,),
+    Phase.HAND_YAKU: (ClaimHandYaku, PassHandYaku),
+    Phase.PLAY: (Play,),
+    Phase.DRAW: (Draw,),
+    Phase.DRAW_CHOICE: (ChooseCapture,),
+    Phase.DECISION: (CallKoiKoi, CallStop),
+}
+
+
 def _play_randomly(rnd: Round, rng: random.Random) -> Round:
+    """Play to the end by random legal actions, checking each phase's actor and actions against PHASES."""
     while not rnd.over:
         legal = rnd.legal_actions()
+        who = PHASES[rnd.phase][0]
+        declared = sum(isinstance(a, ClaimHandYaku | PassHandYaku) for _, a in rnd.history)
+        expected = {
+            "the non-dealer": 1 - rnd.dealer,
+            "chance (-1)": -1,
+            "the seat on turn": rnd.turn,
+            "the dealer, then the non-dealer": rnd.dealer if declared == 0 else 1 - rnd.dealer,
+        }[who]
+        assert rnd.to_act == expected, (rnd.phase, who)
+        assert all(isinstance(a, _PHASE_ACTIONS[rnd.phase]) for a in legal)
         rnd.apply(legal[rng.randrange(len(legal))])
+    assert rnd.to_act == -1 and PHASES[Phase.OVER][0] == "nobody (-1)"
     return rnd
 
 
@@ -303,7 +326,8 @@ def test_every_outcome_ends_rounds_as_the_table_says() -> None:
         ):
             rnd = build_round(rules, dealer=1, hand0=hand0, hand1=hand1, table="")
             seen.add(_check_outcome(_play_randomly(rnd, rng)))
-    assert seen == set(OutcomeKind), set(OutcomeKind) - seen
+    assert seen == set(OutcomeKind) == set(OUTCOMES), set(OutcomeKind) - seen
+    assert set(PHASES) == set(Phase)
 
 
 # -- yaku and the count, a second time from the words ----------------------------------------------------

@@ -21,7 +21,7 @@ from pathlib import Path
 from p2p_koikoi.engine.cards import Card, Kind, Month, Role, cards_of, parse_cards
 from p2p_koikoi.engine.deal import DealPattern, deal_layout
 from p2p_koikoi.engine.match import first_dealer_by_draw
-from p2p_koikoi.engine.round import OutcomeKind
+from p2p_koikoi.engine.round import OutcomeKind, Phase
 from p2p_koikoi.engine.ruledoc import OPTIONS
 from p2p_koikoi.engine.rules import PRESETS, FirstDealer
 from p2p_koikoi.engine.yaku import (
@@ -43,6 +43,7 @@ __all__ = [
     "NUMBERS",
     "OPTION_SECTIONS",
     "OUTCOMES",
+    "PHASES",
     "YAKU_WITNESSES",
     "blocks",
     "parse_ranges",
@@ -119,6 +120,18 @@ OUTCOMES: dict[OutcomeKind, tuple[str, str, str, bool]] = {
         True,
     ),
     OutcomeKind.REDEAL: ("the table as dealt must be dealt again (`table-redeal`)", "none", "dealer", False),
+}
+
+# phase -> (who acts, what happens). The phase ids and the seat to act (-1 for chance) are what the
+# round's public state names.
+PHASES: dict[Phase, tuple[str, str]] = {
+    Phase.EXCHANGE: ("the non-dealer", "`exchange` or `keep` (only with `hand-exchange=on`)"),
+    Phase.HAND_YAKU: ("the dealer, then the non-dealer", "`claim ...` or `pass` (only with `hand-yaku=on`)"),
+    Phase.PLAY: ("the seat on turn", "`play CARD` or `play CARD take TARGET`"),
+    Phase.DRAW: ("chance (-1)", "`draw CARD`: the next stock card"),
+    Phase.DRAW_CHOICE: ("the seat on turn", "`take TARGET`: the drawn card matched two table cards"),
+    Phase.DECISION: ("the seat on turn", "`koikoi` or `stop`, after a rise"),
+    Phase.OVER: ("nobody (-1)", "the round has its outcome"),
 }
 
 # yaku row -> (yaku id, what makes it, the witness captures, a card that adds one more to its count or
@@ -352,6 +365,11 @@ def deal_table() -> str:
     return _table(["pattern", "non-dealer's hand", "table", "dealer's hand", "stock (draw order)"], rows)
 
 
+def phases_table() -> str:
+    rows = [(f"`{phase.value}`", who, what) for phase, (who, what) in PHASES.items()]
+    return _table(["phase", "who acts", "actions"], rows)
+
+
 def outcomes_table() -> str:
     rows = [
         (f"`{kind.value}`", when, WINNER_WORDS[winner], NEXT_DEALER_WORDS[nxt], "yes" if counts else "no")
@@ -460,6 +478,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "kind-order": kind_order_table,
     "dealer-draw": dealer_draw_table,
     "deal": deal_table,
+    "phases": phases_table,
     "outcomes": outcomes_table,
     "yaku": yaku_table,
     "count-order": count_order,
