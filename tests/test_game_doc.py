@@ -57,6 +57,7 @@ from p2p_koikoi.engine.gamedoc import (
     OPTION_SECTIONS,
     OUTCOMES,
     PHASES,
+    RULE_IDS,
     parse_ranges,
     render,
     slug,
@@ -328,6 +329,25 @@ def test_every_outcome_ends_rounds_as_the_table_says() -> None:
             seen.add(_check_outcome(_play_randomly(rnd, rng)))
     assert seen == set(OutcomeKind) == set(OUTCOMES), set(OutcomeKind) - seen
     assert set(PHASES) == set(Phase)
+
+
+def test_the_rule_ids_are_every_id_the_engine_raises() -> None:
+    import ast
+
+    source = (ROOT / "p2p_koikoi" / "engine" / "round.py").read_text()
+    raised: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "IllegalActionError"
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            raised.add(node.args[0].value)
+        if isinstance(node, ast.FunctionDef) and node.name == "_gaji_refusal":
+            for ret in ast.walk(node):
+                if isinstance(ret, ast.Return) and isinstance(ret.value, ast.Tuple):
+                    raised.add(ast.literal_eval(ret.value.elts[0]))
+    assert raised == set(RULE_IDS)
 
 
 # -- yaku and the count, a second time from the words ----------------------------------------------------

@@ -44,6 +44,7 @@ __all__ = [
     "OPTION_SECTIONS",
     "OUTCOMES",
     "PHASES",
+    "RULE_IDS",
     "YAKU_WITNESSES",
     "blocks",
     "parse_ranges",
@@ -120,6 +121,26 @@ OUTCOMES: dict[OutcomeKind, tuple[str, str, str, bool]] = {
         True,
     ),
     OutcomeKind.REDEAL: ("the table as dealt must be dealt again (`table-redeal`)", "none", "dealer", False),
+}
+
+# The engine's rule ids: why an action is illegal. A peer names one in `illegal-move:RULE` (and the audit in
+# `audit:RULE`); a test checks this list is every id the engine raises.
+RULE_IDS: dict[str, str] = {
+    "round-over": "the round is over",
+    "not-your-turn": "another seat (or chance) is to act",
+    "wrong-phase": "that kind of action is not one of this phase's (see the phases above)",
+    "card-not-in-hand": "a played or claimed card is not in the seat's hand",
+    "target-does-not-match": "the named table card is not of the played (or drawn) card's month",
+    "target-not-on-table": "the Gaji's target is not on the table",
+    "choose-capture": "the card matches two table cards and names neither",
+    "no-choice": "the card has one or three matches and yet names one of them",
+    "gaji-after-november": "a Gaji wildcard after the other seat has played a willow card from its hand",
+    "gaji-blocked-by-hiki": "a Gaji wildcard onto a month of three whose fourth card the other seat holds",
+    "wrong-draw": "the drawn card is not the next stock card",
+    "card-already-seen": "a card said to be hidden (drawn or revealed) was already seen elsewhere",
+    "too-many-cards": "more hand cards revealed than the seat has hidden",
+    "hand-yaku-not-claimed": "a pass by a seat holding Teshi or Kuttsuki",
+    "false-hand-yaku": "a claim whose cards do not make the yaku named, or that the hand does not make",
 }
 
 # phase -> (who acts, what happens). The phase ids and the seat to act (-1 for chance) are what the
@@ -370,6 +391,10 @@ def phases_table() -> str:
     return _table(["phase", "who acts", "actions"], rows)
 
 
+def rules_table() -> str:
+    return _table(["rule id", "the action is illegal because"], ((f"`{k}`", v) for k, v in RULE_IDS.items()))
+
+
 def outcomes_table() -> str:
     rows = [
         (f"`{kind.value}`", when, WINNER_WORDS[winner], NEXT_DEALER_WORDS[nxt], "yes" if counts else "no")
@@ -480,6 +505,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "deal": deal_table,
     "phases": phases_table,
     "outcomes": outcomes_table,
+    "rule-ids": rules_table,
     "yaku": yaku_table,
     "count-order": count_order,
     "options": options_table,
