@@ -21,11 +21,11 @@ import json
 import random
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from builders import build_round
+from game_model import ROOT, card_table, game_md, generated, model_count, model_yaku, section, table_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -68,36 +68,7 @@ from p2p_koikoi.engine.round import OutcomeKind, Phase
 from p2p_koikoi.engine.rules import PRESETS, FirstDealer
 from p2p_koikoi.fairness import DRAW_POSITIONS, reveal_plan
 
-ROOT = Path(__file__).resolve().parent.parent
-GAME_MD = ROOT / "protocol" / "GAME.md"
 ACTIONS_JSON = ROOT / "protocol" / "vectors" / "actions.json"
-
-
-def game_md() -> str:
-    return GAME_MD.read_text(encoding="utf-8")
-
-
-def section(title: str) -> str:
-    """The text of the GAME.md section with this heading, up to the next heading of its level or above."""
-    text = game_md()
-    m = re.search(rf"^(#+) {re.escape(title)}\n", text, re.M)
-    assert m, f"GAME.md has no section {title!r}"
-    level = len(m.group(1))
-    rest = text[m.end() :]
-    end = re.search(rf"^#{{1,{level}}} ", rest, re.M)
-    return rest[: end.start()] if end else rest
-
-
-def table_rows(block: str) -> list[list[str]]:
-    """The body rows of the first Markdown table in ``block``, cells stripped of backquotes."""
-    lines = [line for line in block.splitlines() if line.startswith("|")]
-    return [[cell.strip().strip("`") for cell in line.strip("|").split("|")] for line in lines[2:]]
-
-
-def generated(name: str) -> str:
-    m = re.search(rf"<!-- generated: {name} -->\n(.*?)<!-- end: {name} -->", game_md(), re.S)
-    assert m, name
-    return m.group(1)
 
 
 # -- the document is current -----------------------------------------------------------------
@@ -141,14 +112,6 @@ def test_the_numbers_an_option_takes(option: str, good: list[str], bad: list[str
 
 
 # -- cards -----------------------------------------------------------------------------------
-
-
-def card_table() -> dict[int, tuple[str, int, str, str]]:
-    """index -> (id, month number, kind, role), read from GAME.md."""
-    out = {}
-    for index, card_id, month, kind, role, _ in table_rows(generated("cards")):
-        out[int(index)] = (card_id, int(month.split()[0]), kind, role)
-    return out
 
 
 def test_the_card_table_is_the_engine_s() -> None:
@@ -353,70 +316,6 @@ def test_the_rule_ids_are_every_id_the_engine_raises() -> None:
 # -- yaku and the count, a second time from the words ----------------------------------------------------
 
 
-def _model_yaku(caps: set[int], rules: RuleSet) -> dict[str, int]:
-    """GAME.md's "Yaku" section, written out again from its words and its card table."""
-    table = card_table()
-    role = {i: table[i][3] for i in caps}
-    kind = {i: table[i][2] for i in caps}
-    found: dict[str, int] = {}
-    lights = [i for i in caps if kind[i] == "bright"]
-    rain = any(role[i] == "rain" for i in lights)
-    if len(lights) == 5:
-        found["goko"] = 10
-    elif len(lights) == 4:
-        found["ame-shiko" if rain else "shiko"] = 7 if rain else 8
-    elif len(lights) == 3 and (not rain or rules.rain_in_sanko):
-        found["sanko"] = 5
-    roles = set(role.values())
-    if rules.viewing_yaku and "sake-cup" in roles:
-        if "curtain" in roles:
-            found["hanami"] = 5
-        if "moon" in roles:
-            found["tsukimi"] = 5
-    extras = rules.set_extras
-    animals = sum(kind[i] == "animal" for i in caps)
-    ino = {"boar", "deer", "butterflies"} <= roles
-    if ino:
-        found["inoshikacho"] = 5 + (animals - 3) if extras else 5
-    if animals >= 5 and not (ino and rules.tane_void_with_inoshikacho):
-        found["tane"] = 1 + animals - 5
-    ribbons = sum(kind[i] == "ribbon" for i in caps)
-    poem = sum(role[i] == "poem-ribbon" for i in caps) == 3
-    blue = sum(role[i] == "blue-ribbon" for i in caps) == 3
-    mode = rules.akatan_aotan.value
-    if poem and blue and mode == "chofuku":
-        found["akatan-aotan"] = 10 + (ribbons - 6) if extras else 10
-    else:
-        if poem:
-            found["akatan"] = 5 + (ribbons - 3) if extras else 5
-        if blue:
-            found["aotan"] = 5 + (ribbons - 3) if extras else 5
-        if poem and blue and mode == "triad":
-            found["triad"] = 3
-    if ribbons >= 5 and not ((poem or blue) and rules.tan_void_with_akatan_aotan):
-        found["tan"] = 1 + ribbons - 5
-    plains = sum(kind[i] == "plain" or (role[i] == "sake-cup" and rules.sake_as_plain) for i in caps)
-    if plains >= 10:
-        found["kasu"] = 1 + plains - 10
-    return found
-
-
-def _model_count(base: int, rules: RuleSet, winner_calls: int, loser_calls: int, left: int | None) -> tuple[int, int]:
-    """GAME.md's "Scoring a round": (total, payment)."""
-    threshold = {"7": 7, "8": 8, "never": None}[rules.doubling.value]
-    value = base * 2 if threshold is not None and base >= threshold else base
-    mode = rules.koikoi_multiplier.value
-    if mode == "loser-called":
-        value *= 2 if loser_calls else 1
-    elif mode == "all-calls":
-        value *= 1 + winner_calls + loser_calls
-    elif mode == "rulebook":
-        value *= (1 + winner_calls) * (2 if loser_calls else 1)
-    if rules.scoring.value == "pool":
-        return value, min(value, rules.pool if left is None else left)
-    return value, value
-
-
 _OPTION_CHOICES: dict[str, list[str]] = {
     "sake-as-plain": ["on", "off"],
     "viewing-yaku": ["on", "off"],
@@ -445,7 +344,7 @@ captures = st.one_of(
 @given(rules=rule_sets, caps=captures)
 def test_the_yaku_in_words_are_the_engine_s(rules: RuleSet, caps: set[int]) -> None:
     engine = {y.yaku.value: y.points for y in YakuTable(rules).score(sum(1 << i for i in caps))}
-    assert engine == _model_yaku(caps, rules)
+    assert engine == model_yaku(caps, rules)
 
 
 @settings(max_examples=200, deadline=None)
@@ -470,9 +369,9 @@ def test_the_count_in_words_is_the_engine_s(rules: RuleSet, caps: set[int], call
     pool = rules.scoring.value == "pool"
     loser_points = left if pool else None
     score = score_yaku(yaku, rules, winner_calls=calls[0], loser_calls=calls[1], loser_points=loser_points)
-    base = sum(_model_yaku(caps, rules).values())
+    base = sum(model_yaku(caps, rules).values())
     assert score.base == base
-    assert (score.total, score.payment) == _model_count(base, rules, calls[0], calls[1], loser_points)
+    assert (score.total, score.payment) == model_count(base, rules, calls[0], calls[1], loser_points)
 
 
 # -- actions ---------------------------------------------------------------------------------------
