@@ -33,6 +33,8 @@ def decision_panel(state: TableState, width: int) -> list[Text]:
     lines += _count_lines(score, width)
     verb = "score" if state.me == "You" else "scores"
     lines.append(fit(f"  Shōbu now: {state.me} {verb} {score.payment}.", width, "bold"))
+    if state.warning:
+        lines.append(fit(f"  {state.warning}.", width, "bold red"))
     return lines
 
 
