@@ -47,7 +47,10 @@ def test_a_rollout_discard_weighs_what_it_offers_the_other_seat() -> None:
     worth[Card.CHRYSANTHEMUM_SAKE] = worth[Card.CLOVER_BOAR] = 1.0
     rollout = Rollout((worth, worth), gaji=False, epsilon=0.0)
     card, taken = rollout._pick_play(rnd, 0, False, random.Random(0))
-    assert (card, taken) == (Card.CLOVER_BOAR, 0)  # the boar can feed nobody; the sake cup may feed a chrysanthemum card
+    assert (card, taken) == (
+        Card.CLOVER_BOAR,
+        0,
+    )  # the boar can feed nobody; the sake cup may feed a chrysanthemum card
 
 
 def test_exploring_rollouts_never_throw_a_bright_away_for_nothing() -> None:

@@ -179,3 +179,33 @@ def test_the_plain_decision_warns_of_a_koikoi_that_can_only_lose() -> None:
     player = PlainPlayer(context.seat, read=lambda _prompt: "1", write=written.append)
     trio.run(player.choose, view, legal, context)
     assert any(line.startswith("Careful: Koi-Koi can only lose: your hand is empty") for line in written)
+
+
+# -- at the terminal table -----------------------------------------------------------------
+
+
+async def test_h_at_the_table_opens_the_hint_and_any_key_closes_it() -> None:
+    from test_ui_table import at_table, deciding
+
+    view = view_of(f"pine-crane cherry-curtain {STUCK}", TABLE, mine="plum-ribbon plum-plain-2")
+    async with at_table() as (player, screen, keys):
+        answer = await deciding(player, view)
+        await screen.shows("h hint")
+        await keys.send("h")
+        text = await screen.shows("┌─ Hint", timeout=30)
+        assert "Hint: play Pine crane: takes the Pine poem ribbon" in " ".join(text.split())
+        await keys.send("x")
+        await screen.hides("┌─ Hint")
+        assert answer() is None  # the hint chose nothing
+
+
+async def test_the_table_says_plainly_when_a_koikoi_can_only_lose() -> None:
+    from test_ui_table import at_table, deciding
+
+    view = next(v for v, _legal, context in decisions(preset("nintendo"), empty_hand=True) if context.seat == 0)
+    async with at_table() as (player, screen, _keys):
+        await deciding(player, view)
+        text = await screen.shows("Shōbu now:")
+        words = " ".join(text.split())
+        assert "Koi-Koi can only lose: your hand is empty, so you cannot add to your captures, and Bot" in words
+        assert "card to play." in words or "cards to play." in words
