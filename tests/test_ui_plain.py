@@ -13,7 +13,7 @@ from pathlib import Path
 
 from p2p_koikoi.record.reader import read_record
 
-PROMPT = re.compile(r"Your choice \[1-(\d+), q to leave\]: $")
+PROMPT = re.compile(r"Your choice \[1-(\d+), h for a hint, q to leave\]: $")
 
 
 def answer(transcript: str, count: int) -> str:

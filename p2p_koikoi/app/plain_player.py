@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import trio
 
+from p2p_koikoi.app.coach import hint, pointless_koikoi
 from p2p_koikoi.app.players import event_lines
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.app.tracker import progress
@@ -100,17 +101,26 @@ class PlainPlayer:
             self._write("Shobu would score now:")
             for line in shobu_now(view, me, context.rules, context.points).lines():
                 self._write(line)
+            warning = pointless_koikoi(view, me, context, "the opponent")
+            if warning is not None:
+                self._write(f"Careful: {warning}.")
         for number, action in enumerate(legal, 1):
             self._write(f"  {number}. {action_words(action)}")
         while True:
-            text = (await self._ask(f"Your choice [1-{len(legal)}, q to leave]: ")).strip().lower()
+            text = (await self._ask(f"Your choice [1-{len(legal)}, h for a hint, q to leave]: ")).strip().lower()
             if not text:
                 raise PlayerQuit("the input ended")
             if text == "q":
                 raise PlayerQuit("the player left")
+            if text == "h":
+                for line in hint(view, legal, context, "the opponent"):
+                    self._write(line)
+                continue
             if text.isdigit() and 1 <= int(text) <= len(legal):
                 return legal[int(text) - 1]
-            self._write(f"Type a number from 1 to {len(legal)}, or q to leave (which forfeits the match).")
+            self._write(
+                f"Type a number from 1 to {len(legal)}, h for a hint, or q to leave (which forfeits the match)."
+            )
 
     async def notify(self, events: list[SessionEvent]) -> None:
         for event in events:

@@ -324,7 +324,7 @@ def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:
         keys = "? help · q quit"
     elif focus.mode == "hand":
         info = _hand_info(state)
-        keys = "1-8 or ←→ and Enter: play that card · ? the card · q quit"
+        keys = "1-8 or ←→ and Enter: play that card · ? the card · h hint · q quit"
     elif focus.mode in ("target", "draw"):
         card = focus.card
         verb = "drew" if focus.mode == "draw" else "play"
@@ -337,7 +337,7 @@ def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:
     elif focus.mode == "decision":
         pays = state.decision.payment if state.decision is not None else 0
         info = Text(f"▶ Shōbu scores {pays} now; Koi-Koi plays on for more, at a risk.", style="bold")
-        keys = "s: Shōbu (stop and score) · k: Koi-Koi (play on) · ? help · q quit"
+        keys = "s: Shōbu (stop and score) · k: Koi-Koi (play on) · ? help · h hint · q quit"
     else:
         info = Text("▶ " + " · ".join(f"{i}: {o}" for i, o in enumerate(focus.options, 1)), style="bold")
         keys = f"1-{len(focus.options)} or ←→ and Enter: choose · ? help · q quit"

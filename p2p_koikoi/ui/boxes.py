@@ -16,6 +16,7 @@ _KEYS = (
     "Esc                     put the card back",
     "s / k                   after a new yaku: Shōbu (stop, score) / Koi-Koi",
     "?  this help            q  leave (asks first; leaving forfeits)",
+    "h  a hint: what the strong bot would play here, and why",
     "",
     "A card shows its plant (its month) and its kind: Bright 20, Animal 10, Ribbon 5, Plain 1; "
     "Poem rib. and Blue rib. make Akatan and Aotan. '+' on a hand card: it takes a table card "

@@ -33,6 +33,8 @@ def decision_panel(state: TableState, width: int) -> list[Text]:
     lines += _count_lines(score, width)
     verb = "score" if state.me == "You" else "scores"
     lines.append(fit(f"  Shōbu now: {state.me} {verb} {score.payment}.", width, "bold"))
+    for part in textwrap.wrap(f"{state.warning}.", width - 4) if state.warning else ():
+        lines.append(fit(f"  {part}", width, "bold red"))
     return lines
 
 

@@ -46,6 +46,7 @@ class TableState:
     phase_text: str = "Connecting…"  # what is being waited for when no round is on the table
     focus: Focus | None = None
     decision: RoundScore | None = None  # what Shōbu pays now, while Koi-Koi or Shōbu is open
+    warning: str = ""  # said plainly under the decision: why a Koi-Koi can only lose, when it can
     round_end: RoundEnd | None = None
     results: list[RoundResult] = field(default_factory=list)
     outcome: MatchOutcome | None = None

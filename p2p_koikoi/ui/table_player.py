@@ -21,6 +21,7 @@ from typing import Protocol
 import trio
 from rich.text import Text
 
+from p2p_koikoi.app.coach import hint, pointless_koikoi
 from p2p_koikoi.app.follow import follow
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots.base import MatchContext
@@ -79,6 +80,7 @@ class TablePlayer:
         self._idle = trio.Event()
         self._idle.set()
         self._picker: Picker | None = None
+        self._coach: tuple[Round, list[AnyAction], MatchContext] | None = None  # the open decision, for `h`
         self._answer: trio.MemorySendChannel[AnyAction | _Leave] | None = None
         self._overlays: list[tuple[str, Overlay]] = []
         self._question: trio.MemorySendChannel[bool | None] | None = None
@@ -150,16 +152,18 @@ class TablePlayer:
         picker = Picker(view, legal, state.seat)
         if picker.focus.mode == "decision":
             state.decision = shobu_now(view, state.seat, context.rules, context.points)
+            state.warning = pointless_koikoi(view, state.seat, context, state.them) or ""
         send, receive = trio.open_memory_channel[AnyAction | _Leave](1)
-        self._picker, self._answer = picker, send
+        self._picker, self._answer, self._coach = picker, send, (view, legal, context)
         state.focus = picker.focus
         self.redraw()
         try:
             answer = await receive.receive()
         finally:
-            self._picker = self._answer = None
+            self._picker = self._answer = self._coach = None
             state.focus = None
             state.decision = None
+            state.warning = ""
             self.redraw()
         if isinstance(answer, _Leave):
             raise PlayerQuit("the player left")
@@ -227,6 +231,8 @@ class TablePlayer:
             self._push("quit", quit_box(self.state, self.in_match))
         elif key == "?":
             self._push("help", help_box(self.state))
+        elif key == "h" and self._coach is not None:
+            self._push("help", Overlay("Hint", tuple(hint(*self._coach, them=state.them)), "any other key: close"))
         elif state.round_end is not None:
             if key in ("enter", "space", "esc") and self._dismiss is not None:
                 self._dismiss.set()
