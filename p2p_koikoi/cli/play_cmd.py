@@ -48,7 +48,8 @@ def play(
                 raise fail("you left before the match began", 1)
             result = at_table
         else:
-            result = trio.run(practice_match, options, PlainPlayer(0, write=stdout_write), stdout_write)
+            player = PlainPlayer(0, write=stdout_write, them="Bot")
+            result = trio.run(practice_match, options, player, stdout_write)
     except KeyboardInterrupt:
         raise fail("interrupted", 130) from None
     raise typer.Exit(print_result(result))
