@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from p2p_koikoi.app.decision import tracker_words
 from p2p_koikoi.app.shobu import koikoi_multiplier
-from p2p_koikoi.app.tracker import captured_by_kind, progress
+from p2p_koikoi.app.tracker import captured_by_kind
 from p2p_koikoi.engine import Card, Kind, Phase, cards_of
 from p2p_koikoi.engine.cards import month_mask
 from p2p_koikoi.engine.rules import Scoring
@@ -134,8 +135,8 @@ def _tracker_rows(state: TableState, seat: int, width: int, rows: int) -> list[T
     if rules is None or width < 8:
         return []
     entries: list[Text] = []
-    for item in progress(_captures(state, seat), rules):
-        entries.append(Text(f"✓ {item}", style="bold green") if item.made else Text(str(item), style="cyan"))
+    for item, words in tracker_words(_captures(state, seat), rules, short=True):
+        entries.append(Text(words, style="bold green" if item.made else "cyan"))
     out: list[Text] = []
     line = Text()
     for entry in entries:
@@ -341,7 +342,11 @@ def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:
     else:
         info = Text("▶ " + " · ".join(f"{i}: {o}" for i, o in enumerate(focus.options, 1)), style="bold")
         keys = f"1-{len(focus.options)} or ←→ and Enter: choose · ? help · q quit"
-    return [fit(info, width), fit(Text(keys, style="dim"), width)]
+    keys_line = Text(keys, style="dim")
+    if state.time_left is not None and focus is not None:
+        clock = f"{state.time_left} s to choose · "
+        keys_line = Text(clock, style="bold red" if state.time_left <= 10 else "bold") + keys_line
+    return [fit(info, width), fit(keys_line, width)]
 
 
 def _hand_info(state: TableState) -> Text:
