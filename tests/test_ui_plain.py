@@ -69,7 +69,7 @@ def test_a_whole_practice_match_through_pipes(tmp_path: Path) -> None:
 
     record = re.search(r"^Record saved: (.+)$", transcript, re.MULTILINE)
     assert record is not None
-    assert f"Check it with: koikoi verify {record.group(1)}" in transcript
+    assert f"Check it with: {sys.executable} -m p2p_koikoi verify {record.group(1)}" in transcript
     assert read_record(Path(record.group(1))).complete
     assert [p.suffix for p in Path(record.group(1)).parent.iterdir()] == [".koikoi"]  # no secret left behind
 

@@ -126,7 +126,8 @@ def final_screen(state: TableState, width: int) -> list[Text]:
     lines.append(Text())
     if state.record is not None:
         lines += _wrapped(f"Record saved: {state.record}", width)
-        lines += _wrapped(f"Check it with: koikoi verify {state.record}", width)
+        lines += _wrapped(f"Check it with: {state.command} verify {state.record}", width)
+        lines.append(fit("  (printed again on one line when you leave, to copy)", width, "dim"))
     else:
         lines.append(fit("  Where the record is saved is printed when you leave.", width, "dim"))
     lines.append(Text())

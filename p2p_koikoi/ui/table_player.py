@@ -22,6 +22,7 @@ from typing import Protocol
 import trio
 from rich.text import Text
 
+from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.follow import follow
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots.base import MatchContext
@@ -68,7 +69,7 @@ class TablePlayer:
     ) -> None:
         self.screen = screen
         by_seat = names if seat == 0 else (names[1], names[0])
-        self.state = TableState(seat=seat, names=by_seat, phase_text=waiting)
+        self.state = TableState(seat=seat, names=by_seat, phase_text=waiting, command=koikoi_command())
         self.assume_yes = assume_yes
         self.pause = pause
         self.ascii_only = ascii_only
