@@ -234,7 +234,7 @@ async def test_the_guest_is_asked_to_accept_the_rules(key: str, accepted: bool) 
 
         BACKGROUND[player].start_soon(ask)
         text = await screen.shows("Play by these rules?")
-        assert "lemme (fingerprint " in text
+        assert "Rules fingerprint (both players see the same): " in text
         assert "koikoi-multiplier = all-calls: x(1 + every call" in text
         assert "Pools: You 25 · Bot 25" in text
         await keys.send("down")

@@ -360,7 +360,7 @@ def yaku_table_lines(rules: RuleSet) -> list[str]:
 
 def describe(rules: RuleSet) -> str:
     """A rule set in words, one option a line."""
-    lines = [f"Rules: {rules.format()}  (fingerprint {rules.fingerprint[:16]})"]
+    lines = [f"Rules: {rules.format()}", f"Rules fingerprint: {rules.fingerprint}"]
     for name, value in rules.options().items():
         what, meanings = OPTIONS[name]
         meaning = meanings.get(value, "")

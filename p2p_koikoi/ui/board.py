@@ -9,6 +9,8 @@ cut to the width; :mod:`p2p_koikoi.ui.render` decides how many lines each part g
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.text import Text
 
 from p2p_koikoi.app.decision import tracker_words
@@ -17,7 +19,7 @@ from p2p_koikoi.app.tracker import captured_by_kind
 from p2p_koikoi.engine import Card, Kind, Phase, cards_of
 from p2p_koikoi.engine.cards import month_mask
 from p2p_koikoi.engine.rules import Scoring
-from p2p_koikoi.ui.cards import CELL, KIND_NAMES, card_cell, short_label
+from p2p_koikoi.ui.cards import KIND_NAMES, card_cell, cell_width, short_label
 from p2p_koikoi.ui.state import TableState, waiting_text
 
 __all__ = [
@@ -164,6 +166,11 @@ def player_lines(state: TableState, seat: int, width: int, rows: int) -> list[Te
             header += f" · {count} card{'' if count == 1 else 's'} in hand"
         if view.calls[seat]:
             header += f" · called Koi-Koi ×{view.calls[seat]}"
+    if rows == 0:  # a low window: the header alone, with the captures counted and the nearest yaku
+        taken = _captures(state, seat).bit_count()
+        nearest = _tracker_rows(state, seat, width, 1)
+        header += f" · {taken} taken" + (f" · {nearest[0].plain.split(' · ')[0]}" if nearest else "")
+        return [rule(header, width)]
     tracker_width = min(34, max(0, width // 3))
     left_width = width - tracker_width - 1
     segments = _kind_segments(_captures(state, seat))
@@ -189,7 +196,7 @@ def player_lines(state: TableState, seat: int, width: int, rows: int) -> list[Te
 
 
 def _per_row(width: int) -> int:
-    return max(1, width // CELL)
+    return max(1, width // cell_width(width))
 
 
 def table_rows(state: TableState, width: int) -> int:
@@ -199,21 +206,25 @@ def table_rows(state: TableState, width: int) -> int:
     return max(1, -(-count // _per_row(width)))
 
 
-def _cells(cards: list[Card], markers: list[Text], focused: int | None, width: int, dim: set[Card]) -> list[Text]:
+def _cells(
+    cards: list[Card], markers: list[Text], focused: int | None, width: int, dim: set[Card], *, marks: bool = True
+) -> list[Text]:
+    """Rows of card cells, each a line of markers (unless ``marks`` is off), the plants and the kinds."""
     lines: list[Text] = []
     per_row = _per_row(width)
+    cell = cell_width(width)
     for start in range(0, len(cards), per_row):
         chunk = cards[start : start + per_row]
         mark, top, bottom = Text(), Text(), Text()
         for i, card in enumerate(chunk, start):
-            upper, lower = card_cell(card, focused=i == focused, dim=card in dim)
+            upper, lower = card_cell(card, focused=i == focused, dim=card in dim, cell=cell)
             mark.append_text(markers[i])
-            mark.append(" " * (CELL - markers[i].cell_len))
+            mark.append(" " * (cell - markers[i].cell_len))
             top.append_text(upper)
             top.append(" ")
             bottom.append_text(lower)
             bottom.append(" ")
-        lines += [fit(mark, width), fit(top, width), fit(bottom, width)]
+        lines += ([fit(mark, width)] if marks else []) + [fit(top, width), fit(bottom, width)]
     return lines
 
 
@@ -232,8 +243,9 @@ def _drawn_text(state: TableState) -> str:
     return f" · {who} {card.display_name} → {where}"
 
 
-def table_lines(state: TableState, width: int) -> list[Text]:
-    """The table's header (stock count, a drawn card on show) and its cards, three lines a row."""
+def table_lines(state: TableState, width: int, *, compact: bool = False) -> list[Text]:
+    """The table's header (stock count, a drawn card on show) and its cards, three lines a row;
+    ``compact`` (a low window) leaves out the ``↓`` markers, which the prompt line repeats in words."""
     view = state.view
     if view is None:
         return [rule("Table", width), Text(), Text(), Text()]
@@ -260,7 +272,8 @@ def table_lines(state: TableState, width: int) -> list[Text]:
         for i, card in enumerate(cards):
             if card.month == pointing.month:
                 markers[i] = Text(" ↓", style="bold")
-    return [header, *_cells(cards, markers, focused, width, set())]
+    numbered = focus is not None and focus.mode in ("target", "draw")
+    return [header, *_cells(cards, markers, focused, width, set(), marks=numbered or not compact)]
 
 
 def hand_lines(state: TableState, width: int) -> list[Text]:
@@ -295,11 +308,16 @@ def hand_lines(state: TableState, width: int) -> list[Text]:
 
 
 def log_lines(state: TableState, width: int, rows: int) -> list[Text]:
-    """The last ``rows`` lines of the log, the newest in bold."""
+    """The last ``rows`` screen lines of the log, each entry wrapped at word boundaries (never a
+    word cut), the newest entry in bold."""
     if rows <= 0:
         return []
-    shown = state.log[-rows:]
-    out = [fit("  " + line, width, "bold" if i == len(shown) - 1 else "") for i, line in enumerate(shown)]
+    wrapped: list[Text] = []
+    for i, entry in enumerate(state.log[-rows:]):
+        style = "bold" if i == len(state.log[-rows:]) - 1 else ""
+        parts = textwrap.wrap(entry, max(10, width - 2), subsequent_indent="  ", break_on_hyphens=False) or [""]
+        wrapped += [fit("  " + part, width, style) for part in parts]
+    out = wrapped[-rows:]
     return out + [Text() for _ in range(rows - len(out))]
 
 
