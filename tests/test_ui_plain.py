@@ -62,9 +62,9 @@ def test_a_whole_practice_match_through_pipes(tmp_path: Path) -> None:
     assert re.search(r"^Table: .+\(\d+ in the stock\)$", transcript, re.MULTILINE)
     assert re.search(r"^Your hand: .+$", transcript, re.MULTILINE)
     assert re.search(r"^  1\. play ", transcript, re.MULTILINE)
-    assert re.search(r"^(Opponent|You) plays? .+", transcript, re.MULTILINE)
+    assert re.search(r"^(Bot|You) plays? .+", transcript, re.MULTILINE)
     assert len(re.findall(r"^Round [123]", transcript, re.MULTILINE)) >= 3
-    assert re.search(r"^(You win|Opponent wins) the match|^The match is drawn", transcript, re.MULTILINE)
+    assert re.search(r"^(You win|Bot wins) the match|^The match is drawn", transcript, re.MULTILINE)
     assert len(re.findall(r"^  Round \d: ", transcript, re.MULTILINE)) == 3  # the table of rounds
 
     record = re.search(r"^Record saved: (.+)$", transcript, re.MULTILINE)
