@@ -44,8 +44,8 @@ from p2p_koikoi.engine import (
 )
 from p2p_koikoi.engine.cards import month_mask
 from p2p_koikoi.engine.rules import Scoring
-from p2p_koikoi.record.events import PlayedRound
 from p2p_koikoi.record.transcript import start_round
+from p2p_koikoi.referee.events import PlayedRound
 
 __all__ = ["ReviewMark", "hint", "pointless_koikoi", "review"]
 

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
 
 @one_line_errors
 def replay(
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="A record or a transcript.")],
+    file: Annotated[
+        Path, typer.Argument(metavar="FILE", help="A record or a transcript; `last` or a number from `koikoi list`.")
+    ],
     plain: Annotated[bool, typer.Option("--plain", help="Print the whole match as text, with no keys.")] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the match as a transcript, each round's result recomputed.")
@@ -29,12 +31,14 @@ def replay(
     ] = False,
 ) -> None:
     """Replay a match: every card face up once a round's secrets are out, each action in words."""
+    from p2p_koikoi.app.listing import resolve_record
     from p2p_koikoi.app.records import InputError, export_file
     from p2p_koikoi.app.replay import load_replay
     from p2p_koikoi.ui.replay_view import plain_lines, run_interactive
 
     report: VerifyReport | None
     try:
+        file = resolve_record(file)
         if review:
             report = _review(file)
         elif as_json:

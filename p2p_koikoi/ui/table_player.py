@@ -13,6 +13,7 @@ match, tells the opponent and is recorded.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Protocol
 import trio
 from rich.text import Text
 
+from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.coach import hint, pointless_koikoi
 from p2p_koikoi.app.follow import follow
 from p2p_koikoi.app.shobu import shobu_now
@@ -68,7 +70,7 @@ class TablePlayer:
     ) -> None:
         self.screen = screen
         by_seat = names if seat == 0 else (names[1], names[0])
-        self.state = TableState(seat=seat, names=by_seat, phase_text=waiting)
+        self.state = TableState(seat=seat, names=by_seat, phase_text=waiting, command=koikoi_command())
         self.assume_yes = assume_yes
         self.pause = pause
         self.ascii_only = ascii_only
@@ -85,6 +87,7 @@ class TablePlayer:
         self._overlays: list[tuple[str, Overlay]] = []
         self._question: trio.MemorySendChannel[bool | None] | None = None
         self._dismiss: trio.Event | None = None
+        self._deadline: float | None = None  # when the game moves for the person, while they decide
         self._teller = Teller(self.state.log, self.state.names, seat)
         if rules is not None:
             self.set_rules(rules)
@@ -103,13 +106,16 @@ class TablePlayer:
 
     def redraw(self) -> None:
         width, height = self.screen.size()
-        frame = self._spinner[int(trio.current_time() * 10) % len(self._spinner)]
+        now = trio.current_time()
+        if self._deadline is not None:
+            self.state.time_left = max(0, math.ceil(self._deadline - now))
+        frame = self._spinner[int(now * 10) % len(self._spinner)]
         self.screen.draw(render(self.state, width, height, spinner=frame, ascii_only=self.ascii_only))
 
     async def _spin(self) -> None:
         while True:
             await trio.sleep(0.1)
-            if waiting_text(self.state) is not None:
+            if waiting_text(self.state) is not None or self._deadline is not None:
                 self.redraw()
 
     async def _animate(self) -> None:
@@ -139,7 +145,11 @@ class TablePlayer:
             raise PlayerQuit("the player left")
         return answer
 
-    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+    async def choose(
+        self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
+    ) -> AnyAction:
+        """Wait for the person's keys; ``deadline`` (Trio time) is when the game moves for them, counted
+        down on screen, and the move it makes is then told as the game's, not theirs."""
         self.in_match = True
         await self.settle()
         if self.quit_requested.is_set():  # the person left while the screen caught up
@@ -156,6 +166,7 @@ class TablePlayer:
         send, receive = trio.open_memory_channel[AnyAction | _Leave](1)
         self._picker, self._answer, self._coach = picker, send, (view, legal, context)
         state.focus = picker.focus
+        self._deadline = deadline
         self.redraw()
         try:
             answer = await receive.receive()
@@ -164,6 +175,9 @@ class TablePlayer:
             state.focus = None
             state.decision = None
             state.warning = ""
+            self._deadline = state.time_left = None
+            if deadline is not None and trio.current_time() >= deadline:
+                self._teller.timed_out = True
             self.redraw()
         if isinstance(answer, _Leave):
             raise PlayerQuit("the player left")
