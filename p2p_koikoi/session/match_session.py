@@ -46,7 +46,7 @@ from p2p_koikoi.engine import (
     parse_rules,
 )
 from p2p_koikoi.engine.cards import month_mask
-from p2p_koikoi.fairness import Message, Step
+from p2p_koikoi.fairness import FairDeal, Message, Step
 from p2p_koikoi.referee import (
     Claim,
     Ending,
@@ -173,6 +173,7 @@ class MatchSession:
         # only in a private sidecar file next to our record while the match can be resumed.
         self.master_secret = master_secret if master_secret is not None else secrets.token_bytes(32)
         self.knowledge = SeatKnowledge(seat, self.master_secret)
+        self.knowledge.on_deal = self.deal_started
         self.referee = Referee(self.knowledge, _Teller(self), keys=self.keys, nonces=nonces)
         self.match_id = self.referee.match_id
         self._offered = rules
@@ -326,6 +327,10 @@ class MatchSession:
             return
         self.ending = MatchEnd(Ending.ABANDONED, self.seat, text, None, owed=self.seat)
         self.ended_by, self.end_text = SessionEnd.PEER_VANISHED, text
+
+    def deal_started(self, fair: FairDeal) -> None:
+        """Our side of a new deal was made. Does nothing: a seam for a test's cheating seat, which alters
+        its own deal here (before the deal's first message) rather than reaching into the session."""
 
     # ------------------------------------------------------- restore and resume
 
