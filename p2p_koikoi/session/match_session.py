@@ -184,6 +184,7 @@ class MatchSession:
         self.ended_by: SessionEnd | None = None
         self.end_text = ""
         self.ending: MatchEnd | None = None
+        self._broke_rule = False  # a cheating seat sent an entry its own referee refused
         if seat == 0:
             self._pump()
 
@@ -244,6 +245,11 @@ class MatchSession:
         if self.referee.stage is Stage.ACCEPT:
             return Waiting.ACCEPT
         return Waiting.MOVE
+
+    @property
+    def resumable(self) -> bool:
+        """The match stopped abandoned: either player may take it up again later (``koikoi resume``)."""
+        return self.ending is not None and self.ending.resumable
 
     def view(self) -> Round | None:
         """Our seat's view of the round in play (a copy), or None between rounds."""
@@ -366,23 +372,31 @@ class MatchSession:
         return session
 
     def reopen(self) -> None:
-        """An abandoned match is taken up again: play on from where it stopped."""
+        """An abandoned match is taken up again: our own claim at its end is taken back (the peer may never
+        have had it; if it did, it sends it back), and play goes on from where it stopped."""
+        if self._lift():
+            self.referee.retract_claim(self.seat)
+
+    def _lift(self) -> bool:
+        """An abandoned match goes on: the next entry of the chain lifts the claim (the referee rules so)."""
         end = self.ending
-        if end is not None and end.how is Ending.ABANDONED and not self.referee.over:
-            self.ended_by, self.end_text, self.ending = None, "", None
-            self.outgoing = [e for e in self.outgoing if e.entry.kind != "goodbye"]
+        if end is None or end.how is not Ending.ABANDONED or self.referee.over:
+            return False
+        self.ended_by, self.end_text, self.ending = None, "", None
+        self.outgoing = [e for e in self.outgoing if e.entry.kind != "goodbye"]
+        return True
 
     def catch_up(self, signed: SignedEntry) -> None:
         """Take the next entry of the chain, whoever wrote it: the peer's is received as usual; ours
         (from our record, or sent back by the peer after we lost it) is written again and compared."""
         entry = signed.entry
         if entry.author == self.peer:
-            self.reopen()
+            self._lift()
             self.receive(signed)
             return
         signed.verify(self.keys[self.seat])
         if not self.outgoing:
-            self.reopen()
+            self._lift()
             self._decide_as_recorded(entry.kind, entry.body)
         if not self.outgoing:
             raise LocalProtocolError("restore-mismatch", f"entry {entry.seq} is ours, but we would not write it now")
@@ -415,7 +429,8 @@ class MatchSession:
         if self.ended_by is not None:
             raise RemoteProtocolError("after-end", "the peer wrote after the match ended", blame=self.peer)
         entry = signed.entry
-        if entry.kind == "goodbye" and entry.seq < len(self.referee.entries) and entry.author == self.peer:
+        racing = entry.seq < len(self.referee.entries) or self._broke_rule
+        if entry.kind == "goodbye" and racing and entry.author == self.peer:
             self._racing_goodbye(signed)
             return
         try:
@@ -457,6 +472,10 @@ class MatchSession:
         except LocalProtocolError:
             if not self.sends_what_it_breaks:
                 raise
+            # A test's cheating seat: the lie goes out, its own state is past repair, so it writes
+            # nothing more of its own accord and waits for the other seat's verdict.
+            self.referee.finding = None
+            self._broke_rule = True
             self.outgoing.append(signed)
             return signed
         except Violation as exc:  # our entry brought the peer's cheat to light (a held Reveal)
@@ -471,7 +490,7 @@ class MatchSession:
 
     def _pump(self) -> None:
         """Write every entry that needs no decision while we hold the floor."""
-        while self.ended_by is None and self.referee.floor() == self.seat:
+        while self.ended_by is None and not self._broke_rule and self.referee.floor() == self.seat:
             if not self._write_automatic():
                 return
 
