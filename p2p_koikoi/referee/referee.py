@@ -156,6 +156,11 @@ class Referee:
     # ------------------------------------------------------------------ queries
 
     @property
+    def next_seq(self) -> int:
+        """The sequence number of the next entry of the chain."""
+        return len(self.entries)
+
+    @property
     def over(self) -> bool:
         return self.end is not None and not self.end.resumable
 

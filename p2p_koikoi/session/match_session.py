@@ -185,6 +185,7 @@ class MatchSession:
         self.end_text = ""
         self.ending: MatchEnd | None = None
         self._broke_rule = False  # a cheating seat sent an entry its own referee refused
+        self._accusing = False
         if seat == 0:
             self._pump()
 
@@ -456,7 +457,11 @@ class MatchSession:
             self.failure = exc
             blame = "the peer" if exc.blame == self.peer else ("we" if exc.blame == self.seat else "nobody")
             self.events.append(SessionEvent("failed", exc.blame, f"{exc} ({blame} to blame)"))
-        if self.ended_by is None and self.referee.end is None and exc.blame == self.peer:
+        if self.ended_by is None and self.referee.end is None and exc.blame == self.peer and not self._accusing:
+            self._accusing = True  # one accusation: a second violation found meanwhile does not write again
+            if not self.referee.entries:  # nothing to link a goodbye to: the match never began
+                self.ended(MatchEnd(Ending.VIOLATION, self.seat, str(exc)))
+                return
             context = self.referee.deal_context()
             evidence = self.knowledge.secret_for(context) if context is not None else None
             self._write("goodbye", [f"violation:{exc.reason}"[:60], str(exc)[:400], evidence])
