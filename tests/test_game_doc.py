@@ -46,6 +46,7 @@ from p2p_koikoi.engine import (
     RuleSetError,
     Yaku,
     YakuTable,
+    parse_rules,
     preset,
     score_yaku,
 )
@@ -109,6 +110,32 @@ def test_the_numbers_an_option_takes(option: str, good: list[str], bad: list[str
     for value in bad:
         with pytest.raises(RuleSetError):
             preset("lemme").with_option(option, value)
+
+
+def test_the_rules_text_and_the_fingerprints_are_as_written() -> None:
+    """GAME.md, "Rule options": the rules text, the rules fingerprint and the key fingerprint."""
+    import hashlib
+
+    from p2p_koikoi.record.identity_names import fingerprint, short_fingerprint
+
+    rules = preset("rulebook").with_overrides(["akatan-aotan=triad", "rounds=6"])
+    assert rules.format() == "rulebook rounds=6 akatan-aotan=triad"
+    assert preset("nintendo").with_overrides(["rounds=3"]).format() == "nintendo rounds=3"
+    assert parse_rules("RULEBOOK akatan-aotan=triad rounds=6") == rules
+    assert parse_rules("nintendo rounds=6 rounds=3").rounds == 3
+    assert all(parse_rules(f"lemme gaji={v}").gaji for v in ("on", "true", "yes", "1"))
+    assert not any(parse_rules(f"rulebook gaji={v}").gaji for v in ("off", "false", "no", "0"))
+    text = "koikoi-rules/1\n" + "".join(f"{name}={value}\n" for name, value in rules.options().items())
+    assert hashlib.sha256(text.encode()).hexdigest() == rules.fingerprint
+    assert (
+        rules.with_overrides([]).fingerprint
+        == parse_rules("lemme " + " ".join(f"{k}={v}" for k, v in rules.options().items())).fingerprint
+    )
+    key = bytes(range(32))
+    digest = hashlib.sha256(b"p2p-koikoi/fingerprint/v1\x00" + key).hexdigest()
+    assert fingerprint(key) == ":".join(digest[i : i + 4] for i in range(0, 32, 4))
+    assert re.fullmatch(r"([0-9a-f]{4}:){7}[0-9a-f]{4}", fingerprint(key))
+    assert short_fingerprint(key) == digest[:8]
 
 
 # -- cards -----------------------------------------------------------------------------------

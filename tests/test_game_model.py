@@ -8,14 +8,18 @@ is played, so each rule in GAME.md's words is exercised against the code.
 
 from __future__ import annotations
 
+import json
 import random
+import sys
+from typing import Any
 
 import pytest
 from builders import build_round
-from game_model import ModelRound
+from game_model import ROOT, ModelRound
 
-from p2p_koikoi.engine import Deal, Round, RuleSet, preset
-from p2p_koikoi.engine.cards import cards_of
+from p2p_koikoi.engine import Action, Deal, Round, RuleSet, parse_rules, preset
+from p2p_koikoi.engine.cards import Card, cards_of
+from p2p_koikoi.engine.round import OutcomeKind
 from p2p_koikoi.engine.rules import PRESETS
 
 VARIANTS: list[tuple[str, list[str]]] = [
@@ -101,3 +105,107 @@ def test_hand_yaku_as_game_md_says(both: str, hand0: str, hand1: str, dealer: in
         assert model.outcome[:2] == (("hand-yaku", dealer) if both == "dealer" else ("hand-yaku-draw", None))
     elif any(claimed):
         assert model.outcome[:2] == ("hand-yaku", claimed.index(True))
+
+
+# -- protocol/vectors/game-rounds.json: whole rounds another engine can replay ---------------------------
+
+GAME_ROUNDS = ROOT / "protocol" / "vectors" / "game-rounds.json"
+
+
+def _round_case(rules: RuleSet, dealer: int, deck: list[int], rng: random.Random) -> dict[str, Any]:
+    deal = Deal.from_deck(deck, rules.deal_pattern, dealer)
+    engine = Round.from_deal(rules, dealer, deal)
+    while not engine.over:
+        legal = engine.legal_actions()
+        texts = [str(a) for a in legal]
+        pick = rng.randrange(len(legal))
+        if set(texts) == {"koikoi", "stop"}:
+            pick = texts.index("koikoi" if rng.random() < 0.7 else "stop")
+        engine.apply(legal[pick])
+    outcome = engine.outcome
+    assert outcome is not None
+    score = outcome.score(rules)
+    return {
+        "rules": rules.format(),
+        "dealer": dealer,
+        "deck": [Card(c).id for c in deck],
+        "actions": [[seat, str(action)] for seat, action in engine.history],
+        "outcome": outcome.kind.value,
+        "winner": outcome.winner,
+        "next_dealer": outcome.next_dealer,
+        "calls": list(outcome.calls),
+        "yaku": [[y.yaku.value, y.points] for y in (score.yaku if score else ())],
+        "base": score.base if score else 0,
+        "total": score.total if score else 0,
+        "payment": score.payment if score else 0,
+    }
+
+
+def build_game_rounds() -> dict[str, Any]:
+    """One round for each rule variant and each outcome it reached, from fixed seeds."""
+    cases: list[dict[str, Any]] = []
+    for name, overrides in VARIANTS:
+        rules = preset(name).with_overrides(overrides)
+        rng = random.Random(f"game-rounds {name} {overrides}")
+        seen: set[str] = set()
+        for n in range(40):
+            deck = list(range(48))
+            rng.shuffle(deck)
+            case = _round_case(rules, n % 2, deck, rng)
+            if case["outcome"] not in seen:
+                seen.add(case["outcome"])
+                cases.append(case)
+    # Both seats dealt a hand yaku is too rare to come from a seed: deal it.
+    rules = preset("lemme").with_overrides(["both-hand-yaku=draw"])
+    built = build_round(rules, dealer=1, hand0=TESHI_PINE, hand1=KUTTSUKI, table="")
+    deal = Deal((built.hands[0], built.hands[1]), built.table, tuple(c for c in built._stock if c is not None))
+    cases.append(_round_case(rules, 1, deal.to_deck(rules.deal_pattern, 1), random.Random(0)))
+    return {
+        "name": "game-rounds",
+        "description": "Whole rounds: the rules text, the dealer seat, the deck in position order (GAME.md, "
+        "Dealing), every action in canonical form with its seat (-1: chance draws the next stock card), and "
+        "the outcome, winner (null: nobody), next dealer, Koi-Koi calls by seat, and the count of GAME.md, "
+        "Scoring a round (the payment as if the loser held a full pool).",
+        "rounds": cases,
+    }
+
+
+def test_the_game_rounds_vector_is_current() -> None:
+    assert json.loads(GAME_ROUNDS.read_text()) == build_game_rounds(), "run: python tests/test_game_model.py --write"
+
+
+def test_the_game_rounds_vector_covers_every_outcome() -> None:
+    stored = json.loads(GAME_ROUNDS.read_text())
+    assert {case["outcome"] for case in stored["rounds"]} == {k.value for k in OutcomeKind}
+
+
+def test_the_game_rounds_replay_through_the_engine_and_the_model() -> None:
+    """The vector read on its own: each round replayed by the engine and by GAME.md's model."""
+    for case in json.loads(GAME_ROUNDS.read_text())["rounds"]:
+        rules = parse_rules(case["rules"])
+        deck = [int(Card.parse(c)) for c in case["deck"]]
+        deal = Deal.from_deck(deck, rules.deal_pattern, case["dealer"])
+        engine = Round.from_deal(rules, case["dealer"], deal)
+        model = ModelRound(
+            rules,
+            case["dealer"],
+            (set(cards_of(deal.hands[0])), set(cards_of(deal.hands[1]))),
+            set(cards_of(deal.table)),
+            [int(c) for c in deal.stock],
+        )
+        for seat, text in case["actions"]:
+            engine.apply(Action.parse(text), seat)
+            assert model.to_act == seat
+            model.apply(text)
+        assert engine.over and model.outcome is not None
+        assert model.outcome[:3] == (case["outcome"], case["winner"], case["next_dealer"])
+        assert [list(item) for item in model.yaku().items()] == case["yaku"]
+        assert model.total() == case["total"]
+        assert model.calls == case["calls"]
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write"]:
+        sys.exit("usage: python tests/test_game_model.py --write")
+    GAME_ROUNDS.write_text(json.dumps(build_game_rounds(), indent=1) + "\n")
+    print(f"wrote {GAME_ROUNDS}")
