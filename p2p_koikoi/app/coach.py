@@ -49,8 +49,9 @@ from p2p_koikoi.referee.events import PlayedRound
 
 __all__ = ["ReviewMark", "hint", "pointless_koikoi", "review"]
 
-# The search behind a hint: the default bot's budget, so a hint comes as fast as the bot's move.
-HINT_LEVEL = LEVELS["normal"]
+# The search behind a hint: the default bot's budget, so a hint comes as fast as the bot's move, with a
+# looser time cap, so that the same position gets the same hint on a busy machine too.
+HINT_LEVEL = Level("hint", LEVELS["normal"].playouts, 5.0)
 # A review gives every move the same playouts, this many each (a fair comparison of any two).
 REVIEW_PLAYOUTS_PER_MOVE = 200
 # A move is marked when the bot's choice was worth at least this many more points on average.
