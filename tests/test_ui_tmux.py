@@ -38,10 +38,10 @@ WIDTH, HEIGHT = 80, 24
 class Pane:
     """One tmux server of our own (its own socket) with one pane running a command."""
 
-    def __init__(self, command: str, env: dict[str, str]) -> None:
+    def __init__(self, command: str, env: dict[str, str], width: int = WIDTH, height: int = HEIGHT) -> None:
         self.socket = f"koikoi-test-{uuid.uuid4().hex[:12]}"
         self.env = env
-        self._tmux("new-session", "-d", "-x", str(WIDTH), "-y", str(HEIGHT), "-s", "play", command)
+        self._tmux("new-session", "-d", "-x", str(width), "-y", str(height), "-s", "play", command)
 
     def _tmux(self, *args: str) -> str:
         out = subprocess.run(
@@ -49,9 +49,11 @@ class Pane:
         )
         return out.stdout
 
-    def screen(self, joined: bool = False) -> str:
-        """The pane's text; ``joined`` puts lines the terminal wrapped back together."""
-        return self._tmux("capture-pane", "-p", *(["-J"] if joined else []), "-t", "play")
+    def screen(self, joined: bool = False, history: bool = False) -> str:
+        """The pane's text; ``joined`` puts lines the terminal wrapped back together, ``history`` adds
+        the lines scrolled off the top."""
+        extra = (["-J"] if joined else []) + (["-S", "-1000"] if history else [])
+        return self._tmux("capture-pane", "-p", *extra, "-t", "play")
 
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", "play", *keys)
@@ -193,3 +195,75 @@ def test_a_whole_practice_match_in_tmux(tmp_path: Path) -> None:
     record = Path(found.group(1))
     assert f"koikoi verify {record}" in after
     assert read_record(record).complete
+
+
+def start(tmp_path: Path, width: int, height: int, term: str | None = None) -> Pane:
+    env = {**os.environ, "LANG": "C.UTF-8", "KOIKOI_HOME": str(tmp_path / "home"), "KOIKOI_PAUSE": "0.05"}
+    prefix = f"env TERM={term} " if term is not None else ""
+    command = (
+        f'{prefix}{sys.executable} -m p2p_koikoi play --rounds 3 --seed 5 --bot random; echo "[exit $?]"; sleep 600'
+    )
+    return Pane(command, env, width, height)
+
+
+def leave(pane: Pane) -> str:
+    """q, then y: the match is forfeited; Enter leaves its end screen and the program ends."""
+    pane.keys("q")
+    pane.wait(lambda s: "Leave the match?" in s, 30, "the question before leaving")
+    pane.keys("y")
+    pane.wait(lambda s: "Enter: leave" in s, 30, "the end of the match")
+    pane.keys("Enter")
+    return pane.wait(lambda s: "[exit" in s, 30, "the program to end")
+
+
+@pytest.mark.parametrize(("width", "height"), [(60, 20), (40, 12)])
+def test_a_small_window_keeps_the_whole_hand(tmp_path: Path, width: int, height: int) -> None:
+    pane = start(tmp_path, width, height)
+    try:
+        screen = pane.wait(lambda s: "play that card" in s, 60, "the first decision")
+        assert all(len(line) <= width for line in screen.splitlines())
+        lines = screen.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("── Your hand · 8 cards"))
+        assert re.findall(r"\d", lines[at + 1])[:8] == [str(n) for n in range(1, 9)]
+        assert len(lines[at + 2].split()) == 8 and len(lines[at + 3].split()) == 8, screen
+        pane.keys(first_taking_card(screen))
+        screen = pane.wait(lambda s: "Your hand · 7 cards" in s or "Enter: take it" in s, 30, "the card to be played")
+        if "Enter: take it" in screen:  # it matches two table cards: take the first
+            pane.keys("1")
+            screen = pane.wait(lambda s: "Your hand · 7 cards" in s, 30, "the card to be played")
+        if (width, height) == (60, 20):  # the log keeps its lines
+            assert re.search(r"^  (You play|Bot plays) ", screen, re.MULTILINE), screen
+        assert "[exit 1]" in leave(pane)
+    finally:
+        pane.close()
+
+
+def test_a_window_below_the_least_says_how_big_to_make_it(tmp_path: Path) -> None:
+    pane = start(tmp_path, 36, 10)
+    try:
+        screen = pane.wait(lambda s: "Make the window" in s, 60, "the size message")
+        assert "at least 40×12" in " ".join(screen.split())
+        pane.keys("q")
+        pane.wait(lambda s: "Leave" in s or "[exit" in s, 30, "q to be taken")
+    finally:
+        pane.close()
+
+
+def test_a_dumb_terminal_plays_plain_and_says_so(tmp_path: Path) -> None:
+    pane = start(tmp_path, 80, 24, term="dumb")
+    try:
+        screen = pane.wait(lambda s: "Your choice [1-" in s, 60, "the first plain prompt")
+        assert "cannot redraw the table; playing in plain mode" in pane.screen(joined=True, history=True)
+        assert "Your hand: " in screen and "  1. " in screen
+        pane.keys("", "Enter")  # an empty line asks again, it does not leave
+        pane.wait(lambda s: "Type a number from 1 to" in s, 30, "the question again")
+        pane.keys("1", "Enter")
+        pane.wait(lambda s: re.search(r"You (play|show) ", s) is not None, 30, "the move to be told")
+        pane.keys("q", "Enter")
+        pane.wait(lambda s: "Leave the match? Leaving forfeits it: Bot wins." in s, 30, "the question before leaving")
+        pane.keys("y", "Enter")
+        after = pane.wait(lambda s: "[exit" in s, 30, "the program to end")
+        assert "Bot wins the match (by forfeit)" in pane.screen(joined=True, history=True)
+        assert "[exit 1]" in after
+    finally:
+        pane.close()

@@ -145,9 +145,11 @@ def final_screen(state: TableState, width: int) -> list[Text]:
 
 
 def _wrapped(text: str, width: int) -> list[Text]:
-    """A long line (a path) cut into screen lines, so nothing of it is hidden."""
-    room = max(10, width - 4)
-    return [Text(("  " if i == 0 else "    ") + text[i : i + room]) for i in range(0, len(text), room)]
+    """A long line (a command and a path) over several screen lines, broken at spaces where it can,
+    so nothing of it is hidden (the whole line is printed again, unbroken, when the table closes)."""
+    room = max(10, width - 2)
+    parts = textwrap.wrap(text, room, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False)
+    return [Text(part) for part in parts]
 
 
 def box(overlay: Overlay, width: int, height: int) -> list[Text]:

@@ -56,7 +56,8 @@ class Teller:
 
     def deals(self, seat: int, prefix: str = "", suffix: str = "") -> None:
         """``Round 2: Bot deals.``, ``You deal first.``"""
-        self.line(f"{prefix}{self.names[seat]} {self._verb(seat, 'deal')}{suffix}.")
+        name = "you" if prefix and seat == self.seat and self.names[seat] == "You" else self.names[seat]
+        self.line(f"{prefix}{name} {self._verb(seat, 'deal')}{suffix}.")
 
     def move(self, move: Event) -> None:
         """One engine event in words (a yaku made or the round's end on a line of its own)."""
