@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import trio
 
-from p2p_koikoi.app.words import count, how_match_ended, how_round_ended
+from p2p_koikoi.app.words import count, how_match_ended, how_round_ended, reason_words
 from p2p_koikoi.bots.base import Agent, MatchContext
 from p2p_koikoi.engine import AnyAction, Event, Round, RuleSet, cards_of
 from p2p_koikoi.session.match_session import SessionEvent
@@ -109,7 +109,7 @@ def event_lines(events: list[SessionEvent], seat: int, them: str = "Opponent", *
                     f"({how_match_ended(outcome.termination)}), {outcome.points[seat]} to {outcome.points[1 - seat]}."
                 )
         elif event.kind in ("peer-left", "failed"):
-            out.append(event.text)
+            out.append(reason_words(event.text))
     return out
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from p2p_koikoi.app.records import read_match
+from p2p_koikoi.app.words import how_match_ended, how_round_ended
 from p2p_koikoi.engine import CHANCE, Card, Event, OutcomeKind, Round, RoundResult, RuleSet
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.record.events import FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
@@ -156,9 +157,9 @@ class ReplayBuilder(MatchVisitor):
         if outcome is not None:
             points = f"{outcome.points[0]} to {outcome.points[1]}"
             if outcome.winner is None:
-                closing.append(f"Drawn, {points} ({outcome.termination.value}).")
+                closing.append(f"Drawn, {points} ({how_match_ended(outcome.termination)}).")
             else:
-                closing.append(f"{names[outcome.winner]} wins, {points} ({outcome.termination.value}).")
+                closing.append(f"{names[outcome.winner]} wins, {points} ({how_match_ended(outcome.termination)}).")
 
 
 def _event_lines(events: list[Event], names: tuple[str, str]) -> list[str]:
@@ -177,7 +178,7 @@ def _event_lines(events: list[Event], names: tuple[str, str]) -> list[str]:
 
 def _count_lines(result: RoundResult, rules: RuleSet, names: tuple[str, str]) -> tuple[str, ...]:
     outcome, score = result.outcome, result.score
-    lines = [f"Round {result.number} ends: {outcome.kind.value}."]
+    lines = [f"Round {result.number} ends: {how_round_ended(outcome.kind)}."]
     if outcome.kind is OutcomeKind.REDEAL:
         lines = ["Four of a month on the table: dealt again."]
     elif score is None or outcome.winner is None:

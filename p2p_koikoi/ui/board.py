@@ -165,7 +165,8 @@ def player_lines(state: TableState, seat: int, width: int, rows: int) -> list[Te
             count = view.hand_size(seat)
             header += f" · {count} card{'' if count == 1 else 's'} in hand"
         if view.calls[seat]:
-            header += f" · called Koi-Koi ×{view.calls[seat]}"
+            times = view.calls[seat]
+            header += " · called Koi-Koi" + (f" {times} times" if times > 1 else "")
     if rows == 0:  # a low window: the header alone, with the captures counted and the nearest yaku
         taken = _captures(state, seat).bit_count()
         nearest = _tracker_rows(state, seat, width, 1)

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from p2p_koikoi.app.decision import koikoi_risk
 from p2p_koikoi.app.tracker import short_name
-from p2p_koikoi.app.words import count
+from p2p_koikoi.app.words import count, how_round_ended
 from p2p_koikoi.engine import OutcomeKind, RoundResult, RoundScore, Termination
 from p2p_koikoi.ui.board import fit, rule
 from p2p_koikoi.ui.state import Overlay, TableState
@@ -50,12 +50,7 @@ def _winner_line(state: TableState, result: RoundResult) -> str:
     if outcome.kind is OutcomeKind.REDEAL:
         return "The table showed four of a month: the cards are dealt again."
     if outcome.winner is None or result.score is None:
-        why = {
-            OutcomeKind.DRAWN: "the hands ran out: a drawn round",
-            OutcomeKind.NO_GAME: "the hands ran out: no game",
-            OutcomeKind.HAND_YAKU_DRAW: "both were dealt a hand yaku: a drawn round",
-        }.get(outcome.kind, outcome.kind.value)
-        return f"Nobody scores ({why})."
+        return f"Nobody scores ({how_round_ended(outcome.kind)})."
     who = state.name(outcome.winner)
     verb = "win" if who == "You" else "wins"
     how = {
@@ -65,7 +60,7 @@ def _winner_line(state: TableState, result: RoundResult) -> str:
         OutcomeKind.LAST_CALLER: "as the last Koi-Koi caller",
         OutcomeKind.DEALER_BONUS: "with the dealer's bonus",
     }.get(outcome.kind, "")
-    return f"{who} {verb} the round {how}: {result.score.payment} points.".replace("  ", " ")
+    return f"{who} {verb} the round {how}: {count(result.score.payment, 'point')}.".replace("  ", " ")
 
 
 def round_end_panel(state: TableState, width: int) -> list[Text]:
