@@ -23,7 +23,7 @@ from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.app.words import count, how_round_ended
 from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import AnyAction, Round, RuleSet, cards_of, preset
-from p2p_koikoi.engine.match import RoundResult
+from p2p_koikoi.engine.match import Match, RoundResult
 from p2p_koikoi.engine.round import OutcomeKind, Phase
 from p2p_koikoi.engine.ruledoc import describe, yaku_table_lines
 from p2p_koikoi.net.runner import PlayerQuit
@@ -162,6 +162,11 @@ class PlainPlayer:
         self._write(f"Yaku under these rules ({rules.format()}):")
         for line in yaku_table_lines(rules):
             self._write(f"  {line}")
+
+    def caught_up(self, match: Match, rules: RuleSet | None) -> None:
+        """A resumed match: the rounds played before, for the table of rounds at the end."""
+        self._rules = rules or self._rules
+        self._results = [r for r in match.results if r.outcome.kind is not OutcomeKind.REDEAL]
 
     async def notify(self, events: list[SessionEvent]) -> None:
         for event in events:

@@ -15,6 +15,7 @@ from p2p_koikoi.app.decision import koikoi_risk
 from p2p_koikoi.app.tracker import short_name
 from p2p_koikoi.app.words import count, how_round_ended
 from p2p_koikoi.engine import OutcomeKind, RoundResult, RoundScore, Termination
+from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.ui.board import fit, rule
 from p2p_koikoi.ui.state import Overlay, TableState
 
@@ -73,8 +74,18 @@ def round_end_panel(state: TableState, width: int) -> list[Text]:
     lines.append(fit("  " + _winner_line(state, result), width, "bold"))
     if result.score is not None:
         lines += _count_lines(result.score, width)
-    lines.append(fit(f"  Next dealer: {state.name(result.outcome.next_dealer)}.", width))
+    if not _last_round(state, result):
+        lines.append(fit(f"  Next dealer: {state.name(result.outcome.next_dealer)}.", width))
     return lines
+
+
+def _last_round(state: TableState, result: RoundResult) -> bool:
+    """Whether the match ends with this round (every round played, or a pool empty): no next dealer."""
+    rules = state.rules
+    if rules is None:
+        return False
+    pool_empty = rules.scoring is Scoring.POOL and min(result.points) <= 0
+    return result.number >= rules.rounds or pool_empty
 
 
 def _match_headline(state: TableState) -> str:

@@ -27,6 +27,7 @@ from p2p_koikoi.app.follow import follow
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import AnyAction, Event, OutcomeKind, Round, RuleSet, Termination
+from p2p_koikoi.engine.match import Match
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.net.runner import PlayerQuit
 from p2p_koikoi.session.match_session import SessionEvent
@@ -155,6 +156,8 @@ class TablePlayer:
         state = self.state
         if state.rules is None:
             self.set_rules(context.rules)
+        if not state.round_number:  # a resumed match: the round's start was told before the crash
+            state.round_number, state.dealer = context.round_number, view.dealer
         state.view = view
         state.points = context.points
         picker = Picker(view, legal, state.seat)
@@ -202,6 +205,16 @@ class TablePlayer:
         if not self.state.results:  # the points a match starts with: both pools, or nothing yet
             start = rules.pool if rules.scoring is Scoring.POOL else 0
             self.state.points = (start, start)
+
+    def caught_up(self, match: Match, rules: RuleSet | None) -> None:
+        """A resumed match so far: its rounds (for the end table), points, round number and dealer."""
+        if rules is not None:
+            self.set_rules(rules)
+        state = self.state
+        state.results = list(match.results)
+        state.points = (match.points[0], match.points[1])
+        state.round_number = match.round_number
+        state.dealer = match.dealer
 
     def say(self, line: str) -> None:
         """A message from the use case (hosting on a port, reconnecting...): into the log, and beside the
