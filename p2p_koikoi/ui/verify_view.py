@@ -10,7 +10,7 @@ from p2p_koikoi.app.words import count, how_match_ended, reason_words
 from p2p_koikoi.record.findings import blame_words
 from p2p_koikoi.record.verify import VerifyReport
 
-__all__ = ["render_json", "render_text"]
+__all__ = ["error_json", "render_json", "render_text"]
 
 ROLE = ("the host", "the guest")  # the record's seats, in words (never "seat 0")
 
@@ -81,7 +81,12 @@ def _ending(report: VerifyReport) -> str:
     return end.text
 
 
-def render_json(reports: Sequence[VerifyReport], *, single: bool) -> str:
-    """One JSON object for a single file, a list for several."""
-    data = [report.to_json() for report in reports]
-    return json.dumps(data[0] if single else data, ensure_ascii=False, indent=1)
+def render_json(reports: Sequence[VerifyReport]) -> str:
+    """The reports as a JSON list, one object per file, however many files (so a script reads one shape)."""
+    return json.dumps([report.to_json() for report in reports], ensure_ascii=False, indent=1)
+
+
+def error_json(problem: str) -> str:
+    """A request that named nothing readable (a missing file, an empty folder), as the same JSON list."""
+    entry = {"file": None, "kind": None, "verdict": "unreadable", "ok": False, "problem": problem}
+    return json.dumps([entry], ensure_ascii=False, indent=1)
