@@ -110,7 +110,7 @@ def test_the_first_screen_of_a_round() -> None:
         "Willow",
         "Paulownia",
     }
-    assert set(kinds) <= {"Bright", "Animal", "Ribbon", "Plain", "Poem", "Blue", "rib."}
+    assert set(kinds) <= {"Bright", "Animal", "Ribbon", "Plain", "Poem", "Blue", "rib.", "Lightning"}
     assert lines[-1].startswith("1-8 or ←→ and Enter: play that card")
     assert lines[-2].startswith("▶ 1: ")
 

@@ -163,7 +163,7 @@ def test_a_whole_practice_match_in_tmux(tmp_path: Path) -> None:
     at = next(i for i, line in enumerate(hand) if line.startswith("── Your hand · 8 cards"))
     assert re.findall(r"\d", hand[at + 1])[:8] == [str(n) for n in range(1, 9)]
     assert len(hand[at + 2].split()) >= 8
-    assert set(hand[at + 3].split()) <= {"Bright", "Animal", "Ribbon", "Plain", "Poem", "Blue", "rib."}
+    assert set(hand[at + 3].split()) <= {"Bright", "Animal", "Ribbon", "Plain", "Poem", "Blue", "rib.", "Lightning"}
     assert "1-8 or ←→ and Enter" in seen.full_hand
     assert all(len(line) <= WIDTH for line in seen.full_hand.splitlines())
 
@@ -179,7 +179,8 @@ def test_a_whole_practice_match_in_tmux(tmp_path: Path) -> None:
 
     # Each round's end, then the final table of rounds with the winner and the record.
     assert seen.round_ends and all(re.search(r"── Round \d over", s) for s in seen.round_ends)
-    assert all("Next dealer:" in s for s in seen.round_ends)
+    assert all("Next dealer:" in s for s in seen.round_ends[:-1])
+    assert "Next dealer:" not in seen.round_ends[-1]  # the match is over: nobody deals next
     final = seen.final
     assert re.search(r"(You win|Bot wins) the match|A drawn match", final)
     assert re.search(r"Round\s+Dealer\s+Winner\s+Paid", final)

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 
 from p2p_koikoi.app.words import count, how_match_ended, reason_words
-from p2p_koikoi.record.findings import blame_words
 from p2p_koikoi.record.verify import VerifyReport
+from p2p_koikoi.referee.findings import blame_words
 
 __all__ = ["error_json", "render_json", "render_text"]
 
@@ -66,19 +66,19 @@ def _ending(report: VerifyReport) -> str:
     end = report.ending
     assert end is not None
     who = ROLE[end.seat] if end.seat is not None else "a player"
-    if end.how == "finished" and report.kind == "transcript":
+    how, text = str(end.how), reason_words(end.text)
+    if how == "finished" and report.kind == "transcript":
         return "the match was played out"
-    if end.how == "finished":
-        return "the match was played out and both players said goodbye"
-    if end.how == "declined":
-        return "the guest declined the rules"
-    if end.how == "quit":
-        return f"{who} left the match ({reason_words(end.text)})"
-    if end.how == "peer-gone":
-        return f"{who} ended it: the other player was gone ({reason_words(end.text)})"
-    if end.how == "violation":
-        return f"{who} ended it, accusing the other: {reason_words(end.text)}"
-    return end.text
+    return {
+        "finished": "the match was played out and both players said goodbye",
+        "declined": "the guest declined the rules",
+        "forfeit": f"{who} left the match and forfeited it ({text})",
+        "quit": f"{who} left the match ({text})",
+        "abandoned": f"{who} ended it: the other player was gone; nobody won, and it can be resumed ({text})",
+        "peer-gone": f"{who} ended it: the other player was gone ({text})",
+        "violation": f"{who} ended it, accusing the other: {text}",
+        "disputed": f"{who} accused the other of something the record cannot decide: {text}",
+    }.get(how, text)
 
 
 def render_json(reports: Sequence[VerifyReport]) -> str:
