@@ -45,6 +45,11 @@ def test_a_whole_practice_match_through_pipes(tmp_path: Path) -> None:
             if not chunk:
                 break
             transcript += chunk
+            if transcript.endswith("Another match under the same rules? [r: yes, Enter: leave] "):
+                process.stdin.write(b"\n")  # Enter: leave
+                process.stdin.flush()
+                transcript += "\n"
+                continue
             prompt = PROMPT.search(transcript)
             if prompt:
                 process.stdin.write((answer(transcript, int(prompt.group(1))) + "\n").encode())
@@ -111,3 +116,43 @@ def test_the_end_of_the_input_leaves_the_match(tmp_path: Path) -> None:
     code, out = run_plain(tmp_path, "")
     assert "Bot wins the match (by forfeit)" in out
     assert code == 1
+
+
+def test_r_after_a_match_plays_another_under_the_same_rules(tmp_path: Path) -> None:
+    env = {**os.environ, "KOIKOI_HOME": str(tmp_path)}
+    command = [sys.executable, "-m", "p2p_koikoi", "play", "--rounds", "3", "--bot", "random", "--seed", "6"]
+    process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdin is not None and process.stdout is not None
+    transcript, asked = "", 0
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([process.stdout], [], [], 0.5)
+            if not ready:
+                continue
+            chunk = os.read(process.stdout.fileno(), 65536).decode()
+            if not chunk:
+                break
+            transcript += chunk
+            if transcript.endswith("[r: yes, Enter: leave] "):
+                asked += 1
+                reply = "r\n"
+            elif transcript.endswith("q to leave]: "):
+                reply = "q\n" if asked else "1\n"  # the first match played out, the second left at once
+            elif transcript.endswith("[y/n] "):
+                reply = "y\n"
+            else:
+                continue
+            process.stdin.write(reply.encode())
+            process.stdin.flush()
+            transcript += reply
+        process.wait(timeout=30)
+    finally:
+        process.kill()
+    assert asked == 1, transcript[-2000:]
+    assert transcript.count("Practice against the random bot: nintendo rounds=3, 3 rounds.") == 2
+    first = transcript.split("Another match under the same rules?", 1)[1]
+    assert re.search(r"^Record saved: .+-host\.koikoi$", first, re.MULTILINE)  # the first match's record
+    assert "Bot wins the match (by forfeit)" in first
+    assert process.returncode == 1
+    assert len(list((tmp_path / "data" / "replays").glob("*.koikoi"))) == 2

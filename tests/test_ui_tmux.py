@@ -268,3 +268,36 @@ def test_a_dumb_terminal_plays_plain_and_says_so(tmp_path: Path) -> None:
         assert "[exit 1]" in after
     finally:
         pane.close()
+
+
+def test_r_at_the_end_screen_plays_another_match(tmp_path: Path) -> None:
+    pane = start(tmp_path, 80, 24)
+    try:
+        screen = pane.wait(lambda s: "play that card" in s, 60, "the first decision")
+        deadline = time.monotonic() + 240
+        while "r: play again" not in screen:
+            assert time.monotonic() < deadline, f"the first match did not end in time:\n{screen}"
+            keys_line = screen.splitlines()[-1] if screen.strip() else ""
+            if "k: Koi-Koi (play on)" in keys_line:
+                key = "s"
+            elif "Enter: continue" in keys_line:
+                key = "Enter"
+            elif "Enter: take it" in keys_line:
+                key = "1"
+            elif "play that card" in keys_line:
+                key = first_taking_card(screen)
+            else:
+                screen = pane.settled()
+                continue
+            pane.keys(key)
+            screen = pane.wait(lambda s, b=screen: s != b, 30, f"the screen to answer {key!r}")  # type: ignore[misc]
+        pane.keys("r")
+        pane.wait(lambda s: "Round 1 of 3" in s and "Match over" not in s, 60, "the second match")
+        pane.wait(lambda s: "play that card" in s or "is choosing" in s, 60, "the second match's first turn")
+        after = leave(pane)
+        assert "[exit 1]" in after
+        joined = pane.screen(joined=True, history=True)
+        assert "Match 1 of 2:" in joined and "Match 2 of 2:" in joined
+        assert len(list((tmp_path / "home" / "data" / "replays").glob("*.koikoi"))) == 2
+    finally:
+        pane.close()

@@ -146,7 +146,8 @@ def final_screen(state: TableState, width: int) -> list[Text]:
     else:
         lines.append(fit("  Where the record is saved is printed when you leave.", width, "dim"))
     lines.append(Text())
-    lines.append(fit("  Enter: leave", width, "dim"))
+    keys = "r: play again · Enter: leave" if state.rematch_offered else "Enter: leave"
+    lines.append(fit(f"  {keys}", width, "dim"))
     return lines
 
 

@@ -76,6 +76,7 @@ class TablePlayer:
         self.ascii_only = ascii_only
         self.quit_requested = trio.Event()
         self.in_match = False
+        self.rematch = False  # the person asked for another match at the end screen
         self._spinner = SPINNER_ASCII if ascii_only else SPINNER_UNICODE
         self._events: deque[SessionEvent | Round] = deque()
         self._wake = trio.Event()
@@ -227,10 +228,12 @@ class TablePlayer:
     async def confirm(self, question: str) -> bool:
         return bool(await self._ask(question_box(question)))
 
-    async def finish(self, record: Path | None) -> None:
-        """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves."""
+    async def finish(self, record: Path | None, *, rematch: bool = False) -> None:
+        """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves, or,
+        when ``rematch`` is offered, asks for another match with ``r`` (then :attr:`rematch` is set)."""
         await self.settle()
         state = self.state
+        state.rematch_offered = rematch
         state.record = record
         state.final = True
         state.leaving = False
@@ -248,7 +251,10 @@ class TablePlayer:
         if self._overlays:
             self._press_in_overlay(key)
         elif state.final:
-            if key in ("enter", "space", "esc", "q") and self._dismiss is not None:
+            if key == "r" and state.rematch_offered and self._dismiss is not None:
+                self.rematch = True
+                self._dismiss.set()
+            elif key in ("enter", "space", "esc", "q") and self._dismiss is not None:
                 self._dismiss.set()
         elif key == "q":
             self._push("quit", quit_box(self.state, self.in_match))
