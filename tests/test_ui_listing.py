@@ -67,6 +67,9 @@ def test_last_and_numbers_name_records(home: Path) -> None:
     assert oldest.returncode == 0 and "20261101" in oldest.stdout
     replay = koikoi(home, "replay", "3", "--plain")
     assert replay.returncode == 0 and "Rules: nintendo rounds=3" in replay.stdout
+    # a practice replay names you and the bot, never the host and the guest
+    assert "Your hand: " in replay.stdout and "Bot's hand: " in replay.stdout
+    assert not re.search(r"\b(Host|Guest)\b|You (plays|draws|takes|deals)\b", replay.stdout), replay.stdout
     missing = koikoi(home, "replay", "9")
     assert missing.returncode == 2
     assert missing.stderr.strip() == "koikoi: there is no record number 9: `koikoi list` shows 1 to 3"
