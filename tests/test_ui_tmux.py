@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -112,43 +113,46 @@ def play_one_match(tmp_path: Path, seed: int) -> Seen:
     command = f'{sys.executable} -m p2p_koikoi play --rounds 3 --seed {seed} --bot random; echo "[exit $?]"; sleep 600'
     pane = Pane(command, env)
     seen = Seen()
-    called_koikoi = False
     try:
         screen = pane.wait(lambda s: "play that card" in s or "Enter: continue" in s, 60, "the first decision")
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            prompt = screen.splitlines()[-2:]
-            keys_line = prompt[-1] if prompt else ""
-            if "Match over" in screen and "Enter: leave" in screen:
-                seen.final = screen
-                pane.keys("Enter")
-                pane.wait(lambda s: "[exit" in s, 30, "the program to end")
-                seen.after = pane.screen(joined=True)
-                return seen
-            if "k: Koi-Koi (play on)" in keys_line:
-                seen.koikoi.append(screen)
-                key = "s" if called_koikoi else "k"
-                called_koikoi = True
-            elif "Enter: continue" in keys_line:
-                seen.round_ends.append(screen)
-                key = "Enter"
-            elif "Enter: take it" in keys_line:
-                key = "1"
-            elif "play that card" in keys_line:
-                if not seen.full_hand and "Your hand · 8 cards" in screen:
-                    seen.full_hand = screen
-                key = first_taking_card(screen)
-            else:
-                screen = pane.settled()
-                continue
-            before = screen
-            pane.keys(key)
-            screen = pane.wait(lambda s, b=before: s != b, 30, f"the screen to answer {key!r}")  # type: ignore[misc]
-            if not seen.capture and re.search(r"You play [^;]*, take ", screen):
-                seen.capture = screen
-        raise AssertionError(f"the match did not end in time; the screen:\n{screen}")
+        screen = play_until(pane, screen, lambda s: "Match over" in s and "Enter: leave" in s, seen)
+        seen.final = screen
+        pane.keys("Enter")
+        pane.wait(lambda s: "[exit" in s, 30, "the program to end")
+        seen.after = pane.screen(joined=True)
+        return seen
     finally:
         pane.close()
+
+
+def play_until(pane: Pane, screen: str, done: Callable[[str], bool], seen: Seen) -> str:
+    """Play like a beginner who reads the screen (a card marked ``+`` first, Koi-Koi once and Shōbu
+    after) until ``done`` holds for the screen, keeping the screens the tests look at in ``seen``."""
+    deadline = time.monotonic() + 240
+    while not done(screen):
+        assert time.monotonic() < deadline, f"the match did not end in time; the screen:\n{screen}"
+        keys_line = screen.splitlines()[-1] if screen.strip() else ""
+        if "k: Koi-Koi (play on)" in keys_line:
+            seen.koikoi.append(screen)
+            key = "s" if len(seen.koikoi) > 1 else "k"
+        elif "Enter: continue" in keys_line:
+            seen.round_ends.append(screen)
+            key = "Enter"
+        elif "Enter: take it" in keys_line:
+            key = "1"
+        elif "play that card" in keys_line:
+            if not seen.full_hand and "Your hand · 8 cards" in screen:
+                seen.full_hand = screen
+            key = first_taking_card(screen)
+        else:
+            screen = pane.settled()
+            continue
+        before = screen
+        pane.keys(key)
+        screen = pane.wait(lambda s, b=before: s != b, 30, f"the screen to answer {key!r}")  # type: ignore[misc]
+        if not seen.capture and re.search(r"You play [^;]*, take ", screen):
+            seen.capture = screen
+    return screen
 
 
 def test_a_whole_practice_match_in_tmux(tmp_path: Path) -> None:
@@ -274,23 +278,7 @@ def test_r_at_the_end_screen_plays_another_match(tmp_path: Path) -> None:
     pane = start(tmp_path, 80, 24)
     try:
         screen = pane.wait(lambda s: "play that card" in s, 60, "the first decision")
-        deadline = time.monotonic() + 240
-        while "r: play again" not in screen:
-            assert time.monotonic() < deadline, f"the first match did not end in time:\n{screen}"
-            keys_line = screen.splitlines()[-1] if screen.strip() else ""
-            if "k: Koi-Koi (play on)" in keys_line:
-                key = "s"
-            elif "Enter: continue" in keys_line:
-                key = "Enter"
-            elif "Enter: take it" in keys_line:
-                key = "1"
-            elif "play that card" in keys_line:
-                key = first_taking_card(screen)
-            else:
-                screen = pane.settled()
-                continue
-            pane.keys(key)
-            screen = pane.wait(lambda s, b=screen: s != b, 30, f"the screen to answer {key!r}")  # type: ignore[misc]
+        play_until(pane, screen, lambda s: "r: play again" in s, Seen())
         pane.keys("r")
         pane.wait(lambda s: "Round 1 of 3" in s and "Match over" not in s, 60, "the second match")
         pane.wait(lambda s: "play that card" in s or "is choosing" in s, 60, "the second match's first turn")
