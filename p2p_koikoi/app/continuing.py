@@ -9,6 +9,7 @@ says so and the record keeps everything.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -85,6 +86,13 @@ async def play_on(
 
     ``channel`` None means: reconnect first (``koikoi resume`` after a crash).
     """
+    sent = received = 0  # over every connection of this run, for the closing line
+
+    def counted(report: MatchReport) -> MatchReport:
+        return dataclasses.replace(
+            report, bytes_sent=sent + report.bytes_sent, bytes_received=received + report.bytes_received
+        )
+
     while True:
         if channel is None:
             say(f"Waiting for the opponent to come back (up to {plan.grace:g} s)...")
@@ -99,7 +107,7 @@ async def play_on(
                     record.sync(session.chain.entries)
                     record.commit()
                 await player.notify(session.take_events())
-                return MatchReport("peer-vanished", None, session.end_text, 0, 0, len(session.chain.entries))
+                return counted(MatchReport("peer-vanished", None, session.end_text, 0, 0, len(session.chain.entries)))
             say("Reconnected; the match goes on.")
         try:
             report = await run_match(channel, session, player, record, reconnect=True)
@@ -109,6 +117,7 @@ async def play_on(
         if report.ended_by != "disconnected" or session.waiting is Waiting.DONE:
             if record is not None and session.waiting is Waiting.DONE:
                 record.forget_secret()
-            return report
+            return counted(report)
         say(f"Connection lost ({report.text}); reconnecting for up to {plan.grace:g} s...")
+        sent, received = sent + report.bytes_sent, received + report.bytes_received
         channel = None
