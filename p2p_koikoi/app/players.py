@@ -125,7 +125,11 @@ class BotPlayer:
     async def accept_rules(self, rules: RuleSet) -> bool:
         return True
 
-    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+    async def choose(
+        self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
+    ) -> AnyAction:
+        """The agent's move; ``deadline`` (the turn limit, as every player is told it) does not hurry a bot,
+        whose own time cap is far below any turn limit."""
         return await trio.to_thread.run_sync(self.agent.choose, view, legal, context)
 
     async def notify(self, events: list[SessionEvent]) -> None:
