@@ -84,9 +84,14 @@ class PlainPlayer:
         self._rules = context.rules
         ordered = decision_order(legal) if view.phase is Phase.DECISION else legal
         self._say_turn(view, ordered, context, deadline)
+        answered = False
         try:
-            return await self._answer(view, ordered, context, deadline)
+            action = await self._answer(view, ordered, context, deadline)
+            answered = True
+            return action
         finally:
+            if not answered:
+                self._write("")  # the question was called off: end its line before what comes next
             if deadline is not None and trio.current_time() >= deadline:
                 self._timed_out = True
                 self._lines.forget_typed_ahead()
