@@ -238,9 +238,9 @@ class Referee:
         try:
             self.feed(signed)
         except Violation as exc:
-            if exc.finding.blame == signed.entry.author or (exc.finding.blame is None and exc.finding.entry == len(
-                self.entries
-            )):
+            if exc.finding.blame == signed.entry.author or (
+                exc.finding.blame is None and exc.finding.entry == len(self.entries)
+            ):
                 raise LocalProtocolError(exc.reason, f"our own entry breaks a rule: {exc}") from None
             raise
 
