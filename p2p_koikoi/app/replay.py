@@ -25,7 +25,7 @@ from p2p_koikoi.record.format import SUFFIX
 from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.transcript import replay_round, start_round
 from p2p_koikoi.record.verify import VerifyReport
-from p2p_koikoi.referee.events import FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
+from p2p_koikoi.referee.events import Ending, FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
 
 __all__ = ["Board", "Replay", "ReplayBuilder", "ReplayRound", "Step", "load_replay"]
 
@@ -147,18 +147,16 @@ class ReplayBuilder(MatchVisitor):
     def end_match(self, end: MatchEnd) -> None:
         names, closing = self.replay.names, self.replay.closing
         who = names[end.seat] if end.seat is not None else ""
-        if end.how == "finished":
-            closing.append("The match was played out.")
-        elif end.how == "declined":
-            closing.append(f"{who} declined the rules.")
-        elif end.how == "quit":
-            closing.append(f"{who} left the match ({end.text}).")
-        elif end.how == "peer-gone":
-            closing.append(f"{who} ended the match: the other player was gone ({end.text}).")
-        elif end.how == "violation":
-            closing.append(f"{who} ended the match: {end.text}")
-        else:
-            closing.append(f"The match stops here: {end.text}")
+        said = {
+            Ending.FINISHED: "The match was played out.",
+            Ending.DECLINED: f"{who} declined the rules.",
+            Ending.FORFEIT: f"{who} left the match and forfeited it ({end.text}).",
+            Ending.ABANDONED: f"{who} said the other player was gone ({end.text}): the match is abandoned, "
+            "nobody won, and it can be resumed.",
+            Ending.VIOLATION: f"{who} ended the match: {end.text}",
+            Ending.DISPUTED: f"{who} accused the other of something the record cannot decide: {end.text}",
+        }
+        closing.append(said.get(end.how, f"The match stops here: {end.text}"))
         outcome = end.outcome
         if outcome is not None:
             points = f"{outcome.points[0]} to {outcome.points[1]}"
