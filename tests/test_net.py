@@ -240,7 +240,8 @@ async def test_the_host_drops_bad_guests_and_keeps_listening(tmp_path: Path, mon
     async def no(question: str) -> bool:
         return False
 
-    options = HostOptions(preset("lemme").with_option("rounds", "3"), 0, "127.0.0.1", 0, tmp_path / "replays")
+    rules = preset("lemme").with_option("rounds", "3")
+    options = HostOptions(rules, 0, "127.0.0.1", 0, tmp_path / "replays", drop_window=0)
     result_box: list[object] = []
 
     async def run_host() -> None:
