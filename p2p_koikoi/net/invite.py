@@ -42,6 +42,7 @@ FINGERPRINT_BYTES = 16
 MAX_ADDRESSES = 16
 MAX_TEXT = 400  # longer than any valid code; checked before decoding
 _HAS_TOKEN = 0x01
+_ALPHABET = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
 
 
 class InviteError(ValueError):
@@ -113,10 +114,12 @@ class Invite:
         if not text.lower().startswith(PREFIX):
             raise InviteError(f"an invite code starts with {PREFIX}")
         encoded = text[len(PREFIX) :].upper()
+        if not set(encoded) <= _ALPHABET:
+            raise InviteError("the invite code has characters that do not belong; copy it again")
         try:
             raw = base64.b32decode(encoded + "=" * (-len(encoded) % 8))
         except ValueError:
-            raise InviteError("the invite code has characters that do not belong; copy it again") from None
+            raise InviteError("the invite code is damaged or cut short; copy the whole line again") from None
         if len(raw) < 1 + 2 + FINGERPRINT_BYTES + 4 or hashlib.sha256(CHECK_DOMAIN + raw[:-4]).digest()[:4] != raw[-4:]:
             raise InviteError("the invite code is damaged (its check does not match); copy the whole line again")
         return cls._unpack(raw[:-4])
