@@ -42,3 +42,38 @@ def test_two_processes_play_a_whole_match_over_loopback(tmp_path: Path) -> None:
     assert guest_record.entries[-1].entry.kind == "goodbye"
     for out in (guest.stdout, host_out):
         assert "Record saved:" in out and "koikoi verify" in out
+
+
+def test_an_invite_only_host_is_joined_with_its_code_and_not_without(tmp_path: Path) -> None:
+    port = free_port()
+    replays = tmp_path / "replays"
+    host = spawn_host(
+        tmp_path / "host", port, replays, "--rules", "lemme", "--rounds", "3", "--bot", "greedy", "--invite-only"
+    )
+    try:
+        assert host.stderr is not None
+        code = ""
+        while not code:
+            line = host.stderr.readline()
+            assert line, "the host printed no invite code"
+            if "koikoi join kk1:" in line:
+                code = line.split("koikoi join ")[1].strip()
+        guest_cmd = [*KOIKOI, "join", "--bot", "random", "--seed", "2", "--replay-dir", str(replays), "--timeout", "5"]
+        stranger = subprocess.run(
+            [*guest_cmd, f"127.0.0.1:{port}"],
+            env=koikoi_env(tmp_path / "x"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        guest = subprocess.run(
+            [*guest_cmd, code], env=koikoi_env(tmp_path / "guest"), capture_output=True, text=True, timeout=120
+        )
+        _, host_err = host.communicate(timeout=60)
+    finally:
+        host.kill()
+    assert stranger.returncode == 1 and "closed the connection before greeting" in stranger.stderr, stranger.stderr
+    assert guest.returncode == 0, guest.stderr
+    assert host.returncode == 0, host_err
+    # the first drop (spawn_host's probe) is shown in full; the stranger is in the summary
+    assert "Dropped 1 more connection in the last 10 s: refused 1." in host_err, host_err
