@@ -182,7 +182,7 @@ def spawn_limited_host(home: Path, port: int, replays: Path, nofile: int) -> sub
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
-    match = ["--rules", "lemme", "--rounds", "3", "--bot", "random", "--seed", "1"]
+    match = ["--rules", "lemme", "--rounds", "3", "--bot", "random", "--seed", "1", "--no-upnp"]
     return subprocess.Popen(
         [*KOIKOI, "host", "--port", str(port), "--replay-dir", str(replays), *match],
         env=koikoi_env(home),

@@ -23,6 +23,7 @@ from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting, Guard
 from p2p_koikoi.net.invite import Invite, new_token
 from p2p_koikoi.net.lan import Announcement, LanGame, announce, browse
+from p2p_koikoi.net.portmap import Mapper
 from p2p_koikoi.net.runner import MatchReport, Player
 from p2p_koikoi.net.tcp import Address, Dropped, Pin, Refused, dial_any, dialable, listen, local_addresses
 from p2p_koikoi.record.identity_names import fingerprint
@@ -75,6 +76,7 @@ class HostOptions:
     guest: str | None = None  # admit only the guest whose key has this fingerprint
     invite_only: bool = False  # admit only guests that prove the invite code's token
     drop_window: float = 10.0  # seconds per summary line of dropped connections
+    upnp: bool = True  # ask the router to forward the port (UPnP IGD, NAT-PMP)
 
 
 @dataclass(frozen=True)
@@ -191,11 +193,20 @@ async def host_match(
     guard = Guard(options.guest, token)
     drops = DropLog(options.drop_window)
 
+    mapper: list[Mapper] = []
+
     async def on_listening(addresses: list[Address]) -> None:
         port = addresses[0].port
         listening.append(port)
         say(f"Hosting {options.rules.format()} on port {port}. Your key fingerprint: {ours}")
         hosts = reachable_hosts(addresses, options.bind)
+        if options.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
+            mapper.append(Mapper(port))
+            outcome = await mapper[0].open()
+            say(f"  {outcome.line}")
+            if outcome.mapping is not None and outcome.mapping.external:
+                hosts = [outcome.mapping.external, *(h for h in hosts if h != outcome.mapping.external)]
+            nursery.start_soon(mapper[0].keep)
         say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token).format()}")
         say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)})")
         if options.guest:
@@ -232,17 +243,26 @@ async def host_match(
                 guard=guard,
             )
             nursery.cancel_scope.cancel()
+        for line in drops.flush():
+            say(line)
+        for lan in announcement:  # the seat is taken: stop announcing
+            await lan.close()
+        announcement.clear()
+        async with trio.open_nursery() as nursery:  # the mapping stays for reconnects, renewed
+            for router in mapper:
+                nursery.start_soon(router.keep)
+            result.peer_fingerprint = fingerprint(session.keys[1])
+            say(f"Guest {peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
+            plan = Reconnect(0, port=listening[0], bind=options.bind)
+            result.report, result.record = await _play(
+                channel, session, identity, player_for(0), replay_dir(options.replay_dir), plan, say
+            )
+            nursery.cancel_scope.cancel()
     finally:
-        for item in announcement:
-            await item.close()
-    for line in drops.flush():
-        say(line)
-    result.peer_fingerprint = fingerprint(session.keys[1])
-    say(f"Guest {peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
-    plan = Reconnect(0, port=listening[0], bind=options.bind)
-    result.report, result.record = await _play(
-        channel, session, identity, player_for(0), replay_dir(options.replay_dir), plan, say
-    )
+        for lan in announcement:
+            await lan.close()
+        for router in mapper:
+            await router.close()
     return result
 
 

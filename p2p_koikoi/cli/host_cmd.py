@@ -34,6 +34,9 @@ def host(
     invite_only: Annotated[
         bool, typer.Option("--invite-only", help="Admit only guests who join with this run's invite code.")
     ] = False,
+    upnp: Annotated[
+        bool, typer.Option("--upnp/--no-upnp", help="Ask the router to forward the port (UPnP IGD, NAT-PMP).")
+    ] = True,
     plain: PlainOption = False,
 ) -> None:
     """Host a match: listen for one opponent on IPv4 and IPv6, then play."""
@@ -61,7 +64,7 @@ def host(
         expected = parse_fingerprint(guest) if guest is not None else None
     except InviteError as exc:
         raise fail(f"--guest: {exc}") from None
-    options = HostOptions(rules, port, bind, turn_limit, replay_dir, lan, expected, invite_only)
+    options = HostOptions(rules, port, bind, turn_limit, replay_dir, lan, expected, invite_only, upnp=upnp)
     try:
         if agent is None and use_table(plain):
             from p2p_koikoi.ui.terminal import run_at_table
