@@ -1,11 +1,14 @@
-"""A home router made of network namespaces: nftables masquerade and a real miniupnpd (UPnP IGD and
-NAT-PMP), a home namespace for the host and an outside one for the guest. Every namespace, link and
-table is created by the fixture and removed afterwards; traffic stays inside them.
+"""A home router made of network namespaces: nftables (IPv4 masquerade, a forward chain that drops
+unsolicited inbound traffic) and a real miniupnpd (UPnP IGD v1/v2 with IPv6 firewall control, and
+NAT-PMP/PCP), a home namespace for the host and an outside one for the guest. Every namespace,
+link and table is created by the fixture and removed afterwards; traffic stays inside them.
 
-miniupnpd refuses to map ports while its external address is private, and the only addresses these
-tests may use are private ones inside their own namespaces; so the tests go as far as that allows:
-discovery, the mapping request reaching the router, the refusal and its one-line message, and the
-message when no router answers at all.
+miniupnpd refuses to map IPv4 ports while its external address is private, and the only addresses
+these tests may use are private ones inside their own namespaces; so for IPv4 the tests go as far
+as that allows: discovery, the request reaching the router, the refusal and its one-line message.
+IPv6 needs no public address: the host opens a pinhole in the router's firewall, the guest joins
+through it with the invite code, the match finishes, both records verify, and the pinhole is gone
+afterwards.
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ PORT = 7447
 HOST_OPTIONS = ["--bot", "random", "--rules", "lemme", "--rounds", "3", "--replay-dir"]
 
 
-def run(*args: str) -> None:
-    subprocess.run(args, check=True, capture_output=True, timeout=20)
+def run(*args: str) -> str:
+    return subprocess.run(args, check=True, capture_output=True, text=True, timeout=20).stdout
 
 
 @dataclass
@@ -39,14 +42,15 @@ class Router:
     miniupnpd: subprocess.Popen[bytes] | None = None
 
     def start_miniupnpd(self, tmp: Path) -> None:
+        r = self.router
         conf = tmp / "miniupnpd.conf"
         conf.write_text(
-            f"ext_ifname={self.router}-w\nlistening_ip={self.router}-l\nenable_natpmp=yes\nenable_upnp=yes\n"
-            "secure_mode=yes\nsystem_uptime=yes\nuuid=3d3cec3a-8cf0-11e0-98ee-001a6bd2d07b\n"
+            f"ext_ifname={r}-w\next_ifname6={r}-w\nlistening_ip={r}-l\nenable_natpmp=yes\nenable_upnp=yes\n"
+            "secure_mode=yes\nsystem_uptime=yes\nforce_igd_desc_v1=no\nuuid=3d3cec3a-8cf0-11e0-98ee-001a6bd2d07b\n"
             "allow 1024-65535 10.77.1.0/24 1024-65535\ndeny 0-65535 0.0.0.0/0 0-65535\n"
         )
         self.miniupnpd = subprocess.Popen(
-            ["ip", "netns", "exec", self.router, "miniupnpd", "-d", "-f", str(conf)],
+            ["ip", "netns", "exec", r, "miniupnpd", "-d", "-f", str(conf)],
             stdout=self.log.open("wb"),
             stderr=subprocess.STDOUT,
         )
@@ -54,6 +58,9 @@ class Router:
         while "Listening for NAT-PMP" not in self.log.read_text(errors="replace"):
             assert time.monotonic() < deadline, self.log.read_text(errors="replace")
             time.sleep(0.05)
+
+    def pinholes(self) -> str:
+        return run("ip", "netns", "exec", self.router, "nft", "list", "chain", "inet", "filter", "miniupnpd")
 
     def stop(self) -> None:
         if self.miniupnpd is not None:
@@ -73,6 +80,22 @@ def _namespaces_allowed() -> str:
     return ""
 
 
+def firewall(r: str) -> str:
+    """The router's nftables: drop inbound unless asked for, masquerade IPv4, and the chains miniupnpd fills."""
+    return f"""
+table inet filter {{
+  chain forward {{ type filter hook forward priority 0; policy drop;
+    ct state established,related accept; iifname "{r}-l" accept; jump miniupnpd; }}
+  chain miniupnpd {{ }}
+  chain prerouting {{ type nat hook prerouting priority -100; policy accept; jump prerouting_miniupnpd; }}
+  chain postrouting {{ type nat hook postrouting priority 100; policy accept;
+    oifname "{r}-w" meta nfproto ipv4 masquerade; jump postrouting_miniupnpd; }}
+  chain prerouting_miniupnpd {{ }}
+  chain postrouting_miniupnpd {{ }}
+}}
+"""
+
+
 @pytest.fixture
 def router(tmp_path: Path) -> Iterator[Router]:
     reason = _namespaces_allowed()
@@ -89,39 +112,28 @@ def router(tmp_path: Path) -> Iterator[Router]:
             run("ip", "-n", ns, "link", "set", "lo", "up")
         run("ip", "link", "add", f"{r}-h", "netns", net.home, "type", "veth", "peer", "name", f"{r}-l", "netns", r)
         run("ip", "link", "add", f"{r}-o", "netns", net.outside, "type", "veth", "peer", "name", f"{r}-w", "netns", r)
-        for ns, dev, address in (
-            (net.home, f"{r}-h", "10.77.1.2/24"),
-            (r, f"{r}-l", "10.77.1.1/24"),
-            (r, f"{r}-w", "10.77.2.1/24"),
-            (net.outside, f"{r}-o", "10.77.2.2/24"),
+        for ns, dev, four, six in (
+            (net.home, f"{r}-h", "10.77.1.2/24", "fd77:1::2/64"),
+            (r, f"{r}-l", "10.77.1.1/24", "fd77:1::1/64"),
+            (r, f"{r}-w", "10.77.2.1/24", "fd77:2::1/64"),
+            (net.outside, f"{r}-o", "10.77.2.2/24", "fd77:2::2/64"),
         ):
-            run("ip", "-n", ns, "addr", "add", address, "dev", dev)
+            run("ip", "-n", ns, "addr", "add", four, "dev", dev)
+            run("ip", "-n", ns, "addr", "add", six, "dev", dev, "nodad")
             run("ip", "-n", ns, "link", "set", dev, "up")
         run("ip", "-n", net.home, "route", "add", "default", "via", "10.77.1.1")
+        run("ip", "-n", net.home, "-6", "route", "add", "default", "via", "fd77:1::1")
+        run("ip", "-n", net.outside, "-6", "route", "add", "default", "via", "fd77:2::1")
         run("ip", "netns", "exec", r, "sysctl", "-qw", "net.ipv4.ip_forward=1")
-        run("ip", "netns", "exec", r, "nft", "add", "table", "ip", "kknat")
-        run(
-            "ip",
-            "netns",
-            "exec",
-            r,
-            "nft",
-            "add",
-            "chain",
-            "ip",
-            "kknat",
-            "post",
-            "{ type nat hook postrouting priority 100; }",
-        )
-        run("ip", "netns", "exec", r, "nft", "add", "rule", "ip", "kknat", "post", "oifname", f"{r}-w", "masquerade")
+        run("ip", "netns", "exec", r, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
+        subprocess.run(["ip", "netns", "exec", r, "nft", "-f", "-"], input=firewall(r), text=True, check=True)
         yield net
     finally:
         net.stop()
         for ns in (net.home, net.router, net.outside):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)
-    assert not {net.home, net.router, net.outside} & set(
-        subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout.split()
-    )
+    left = run("ip", "netns", "list").split()
+    assert not {net.home, net.router, net.outside} & set(left)
 
 
 def host_in_home(net: Router, tmp: Path) -> tuple[subprocess.Popen[str], list[str]]:
@@ -144,39 +156,73 @@ def host_in_home(net: Router, tmp: Path) -> tuple[subprocess.Popen[str], list[st
     return host, lines
 
 
-def test_the_router_is_found_and_its_refusal_is_one_line(router: Router, tmp_path: Path) -> None:
+def guest_outside(net: Router, tmp: Path, code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            "ip",
+            "netns",
+            "exec",
+            net.outside,
+            *KOIKOI,
+            "join",
+            code,
+            "--bot",
+            "random",
+            "--timeout",
+            "5",
+            "--replay-dir",
+            str(tmp / "replays"),
+        ],
+        env=koikoi_env(tmp / "guest"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_guest_joins_through_the_router_with_the_invite_code(router: Router, tmp_path: Path) -> None:
     router.start_miniupnpd(tmp_path)
     host, lines = host_in_home(router, tmp_path)
     try:
         said = [line for line in lines if "router" in line]
         assert said == [
+            f"opened TCP {PORT} to [fd77:1::2] in your router's IPv6 firewall; "
             f"the router would not map TCP {PORT} (UPnP: Action Failed; NAT-PMP: There was a network failure. "
             "The gateway may not have an IP address.): forward it yourself, or play over IPv6 or a LAN"
         ], lines
+        assert "dport 7447" in router.pinholes()
         log = router.log.read_text(errors="replace")
-        assert "SSDP M-SEARCH from 10.77.1.2" in log  # discovery reached the router
-        assert "AddPortMapping" in log  # and so did the mapping request
+        assert "SSDP M-SEARCH from 10.77.1.2" in log  # IPv4 discovery reached the router
+        assert "AddPortMapping" in log  # and so did the refused IPv4 mapping
         code = next(line for line in lines if "kk1:" in line).split("koikoi join ")[1]
-        guest = subprocess.run(
-            ["ip", "netns", "exec", router.outside, *KOIKOI, "join", code, "--bot", "random", "--timeout", "3"],
-            env=koikoi_env(tmp_path / "guest"),
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        guest = guest_outside(router, tmp_path, code)
+        host.communicate(timeout=60)
     finally:
         host.kill()
         host.wait(timeout=10)
-    # The code holds only the host's private address, which the outside cannot route to.
-    assert guest.returncode == 1
-    assert "Traceback" not in guest.stderr
-    assert "10.77.1.2:7447" in guest.stderr, guest.stderr
+    assert guest.returncode == 0, guest.stderr
+    assert host.returncode == 0
+    assert "Connected to [fd77:1::2]:7447" in guest.stderr
+    records = sorted((tmp_path / "replays").glob("*.koikoi"))
+    assert len(records) == 2
+    for record in records:
+        verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "dport 7447" not in router.pinholes()  # the host removed its pinhole on the way out
 
 
-def test_with_no_router_service_the_host_says_so_in_one_line(router: Router, tmp_path: Path) -> None:
-    host, lines = host_in_home(router, tmp_path)
-    host.kill()
-    host.wait(timeout=10)
+def test_without_the_pinhole_the_firewall_keeps_the_guest_out(router: Router, tmp_path: Path) -> None:
+    """The control for the test above: the router's firewall really drops what nobody asked for."""
+    host, lines = host_in_home(router, tmp_path)  # no miniupnpd: nothing is opened
+    try:
+        code = next(line for line in lines if "kk1:" in line).split("koikoi join ")[1]
+        guest = guest_outside(router, tmp_path, code)
+    finally:
+        host.kill()
+        host.wait(timeout=10)
     said = [line for line in lines if "router" in line]
     assert said == [f"no router offered port mapping: forward TCP {PORT} yourself, or play over IPv6 or a LAN"], lines
+    assert guest.returncode == 1 and "Traceback" not in guest.stderr
+    assert "[fd77:1::2]:7447 did not answer within 5 s" in guest.stderr, guest.stderr
+    assert "behind a router or firewall" in guest.stderr

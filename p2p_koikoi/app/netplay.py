@@ -204,8 +204,8 @@ async def host_match(
             mapper.append(Mapper(port))
             outcome = await mapper[0].open()
             say(f"  {outcome.line}")
-            if outcome.mapping is not None and outcome.mapping.external:
-                hosts = [outcome.mapping.external, *(h for h in hosts if h != outcome.mapping.external)]
+            opened = [m.external for m in outcome.held if m.external]
+            hosts = [*opened, *(h for h in hosts if h not in opened)]
             nursery.start_soon(mapper[0].keep)
         say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token).format()}")
         say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)})")

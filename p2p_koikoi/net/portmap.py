@@ -1,8 +1,10 @@
-"""Asking the home router to forward the host's port: UPnP IGD (v1 and v2) first, then NAT-PMP.
+"""Asking the home router to forward the host's port: for IPv4, UPnP IGD (v1 and v2) first, then
+NAT-PMP; for IPv6, a pinhole in the router's firewall (:mod:`p2p_koikoi.net.pinhole`).
 
-Both clients are maintained libraries with blocking calls (``miniupnpc``, ``py-natpmp``), so they
-run in a worker thread. The mapping is leased, not permanent: the host renews it while the match
-runs and deletes it on the way out; after a crash or a pulled plug the lease runs out on its own.
+The clients are maintained libraries with blocking calls (``miniupnpc``, ``py-natpmp``,
+``async-upnp-client`` in a loop of its own), so they run in worker threads. Mappings are leased,
+not permanent: the host renews them while the match runs and deletes them on the way out; after a
+crash or a pulled plug the lease runs out on its own.
 
 What the person is told is one line (:attr:`Outcome.line`): the mapped public address, or that no
 router offered mapping and what to do instead.
@@ -32,33 +34,45 @@ DESCRIPTION = "koikoi"
 class Method(Enum):
     UPNP = "UPnP"
     NATPMP = "NAT-PMP"
+    PINHOLE = "UPnP IPv6 firewall control"
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What came of asking: a mapping, or why none (``refusal`` when a router answered but said no)."""
+    """What came of asking: an IPv4 mapping and an IPv6 pinhole, each or neither, and why not
+    (``refusal`` when a router answered but said no)."""
 
     port: int
     mapping: PortMapping | None = None
     refusal: str = ""
+    pinhole: PortMapping | None = None
 
     @property
     def line(self) -> str:
+        done = []
         if self.mapping is not None:
-            public = f"{self.mapping.external}:{self.mapping.port}"
-            return f"mapped TCP {self.port} on your router ({public}) by {self.mapping.method.value}"
-        if self.refusal:
-            return (
+            public = f"{self.mapping.external}:{self.mapping.port}" if self.mapping.external else "its public address"
+            done.append(f"mapped TCP {self.port} on your router ({public}) by {self.mapping.method.value}")
+        if self.pinhole is not None:
+            done.append(f"opened TCP {self.port} to [{self.pinhole.external}] in your router's IPv6 firewall")
+        if self.mapping is None and self.refusal:
+            done.append(
                 f"the router would not map TCP {self.port} ({self.refusal}): forward it yourself, "
                 "or play over IPv6 or a LAN"
             )
-        return f"no router offered port mapping: forward TCP {self.port} yourself, or play over IPv6 or a LAN"
+        elif self.mapping is None and self.pinhole is None:
+            done.append(f"no router offered port mapping: forward TCP {self.port} yourself, or play over IPv6 or a LAN")
+        return "; ".join(done)
+
+    @property
+    def held(self) -> list[PortMapping]:
+        return [m for m in (self.mapping, self.pinhole) if m is not None]
 
 
 @dataclass(frozen=True, slots=True)
 class PortMapping:
     method: Method
-    external: str  # the router's public address ("" when it would not say)
+    external: str  # the router's public address ("" when it would not say); ours for a pinhole
     port: int
     renew: Callable[[], None]
     remove: Callable[[], None]
@@ -141,10 +155,20 @@ def _try_natpmp(port: int, lease: int, gateway: str | None) -> PortMapping | str
     return PortMapping(Method.NATPMP, external, int(reply.public_port), renew, remove)
 
 
+def _try_pinhole(port: int, lease: int) -> PortMapping | str | None:
+    from p2p_koikoi.net.pinhole import open_pinhole
+
+    found = open_pinhole(port, lease)
+    if found is None or isinstance(found, str):
+        return found
+    return PortMapping(Method.PINHOLE, found.address, port, found.renew, found.remove)
+
+
 def map_port(port: int, lease: int = LEASE, gateway: str | None = None) -> Outcome:
-    """Blocking: try UPnP IGD, then NAT-PMP at the default gateway; the first mapping wins."""
+    """Blocking: for IPv4 try UPnP IGD, then NAT-PMP at the default gateway (the first mapping
+    wins); see :class:`Mapper` for the IPv6 pinhole, asked for alongside."""
     refusals: list[str] = []
-    for method in Method:
+    for method in (Method.UPNP, Method.NATPMP):
         if method is Method.UPNP:
             found = _try_upnp(port, lease)
         else:
@@ -157,7 +181,8 @@ def map_port(port: int, lease: int = LEASE, gateway: str | None = None) -> Outco
 
 
 class Mapper:
-    """The mapping's life in a match: ask once, renew at half-lease, remove on every way out."""
+    """The mappings' life in a match: ask once (IPv4 and IPv6 side by side), renew at half-lease,
+    remove on every way out."""
 
     def __init__(self, port: int, lease: int = LEASE, gateway: str | None = None) -> None:
         self.port = port
@@ -168,25 +193,36 @@ class Mapper:
     async def open(self) -> Outcome:
         """Ask; a router that answers nonsense makes the libraries raise anything, and that must not
         end the host, so every failure becomes a refusal in the message."""
-        try:
-            self.outcome = await trio.to_thread.run_sync(
-                map_port, self.port, self.lease, self.gateway, abandon_on_cancel=True
-            )
-        except Exception as exc:
-            self.outcome = Outcome(self.port, None, f"{type(exc).__name__}: {exc}")
-        return self.outcome
+        found: dict[str, object] = {}
+
+        async def ask(name: str, call: Callable[[], object]) -> None:
+            try:
+                found[name] = await trio.to_thread.run_sync(call, abandon_on_cancel=True)
+            except Exception as exc:
+                found[name] = f"{type(exc).__name__}: {exc}"
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(ask, "v4", lambda: map_port(self.port, self.lease, self.gateway))
+            nursery.start_soon(ask, "v6", lambda: _try_pinhole(self.port, self.lease))
+        v4, v6 = found.get("v4"), found.get("v6")
+        outcome = v4 if isinstance(v4, Outcome) else Outcome(self.port, None, str(v4 or ""))
+        if isinstance(v6, PortMapping):
+            outcome = Outcome(self.port, outcome.mapping, outcome.refusal, v6)
+        self.outcome = outcome
+        return outcome
 
     async def keep(self) -> None:
         """Renew until cancelled; a failed renewal is tried again at the next half-lease."""
-        while self.outcome is not None and self.outcome.mapping is not None:
+        while self.outcome is not None and self.outcome.held:
             await trio.sleep(self.lease / 2)
-            with contextlib.suppress(Exception):
-                await trio.to_thread.run_sync(self.outcome.mapping.renew, abandon_on_cancel=True)
+            for mapping in self.outcome.held if self.outcome is not None else []:
+                with contextlib.suppress(Exception):
+                    await trio.to_thread.run_sync(mapping.renew, abandon_on_cancel=True)
 
     async def close(self) -> None:
-        mapping = self.outcome.mapping if self.outcome is not None else None
+        held = self.outcome.held if self.outcome is not None else []
         self.outcome = None
-        if mapping is None:
-            return
-        with trio.CancelScope(shield=True), trio.move_on_after(5), contextlib.suppress(Exception):
-            await trio.to_thread.run_sync(mapping.remove, abandon_on_cancel=True)
+        with trio.CancelScope(shield=True), trio.move_on_after(5):
+            for mapping in held:
+                with contextlib.suppress(Exception):
+                    await trio.to_thread.run_sync(mapping.remove, abandon_on_cancel=True)
