@@ -86,6 +86,8 @@ def parse_address(text: str, default_port: int = DEFAULT_PORT) -> Address:
         _refuse_ambiguous_ipv6(text)
     if not host:
         raise ValueError(f"{text!r} names no host")
+    if all(part.isdigit() for part in host.split(".")) and host.count(".") != 3:
+        raise ValueError(f"{host!r} is not a whole IPv4 address: it takes four numbers, like 192.168.1.20")
     if port:
         if not port.isdigit() or not 0 < int(port) < 65536:
             raise ValueError(f"{text!r}: the port must be a number from 1 to 65535")
@@ -95,8 +97,8 @@ def parse_address(text: str, default_port: int = DEFAULT_PORT) -> Address:
 
 def _refuse_ambiguous_ipv6(text: str) -> None:
     """``fd77::1:7447`` could be an address or an address and a port: make the person say which."""
-    last = text.rsplit(":", 1)[1]
-    if len(last) < 2 or not last.isdigit() or not 0 < int(last) < 65536:
+    last = text.rsplit(":", 1)[-1]
+    if ":" not in text or len(last) < 2 or not last.isdigit() or not 0 < int(last) < 65536:
         return
     try:
         ipaddress.IPv6Address(text.split("%")[0])
