@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from p2p_koikoi.net.pcp import encode_map, parse_map_reply
 from p2p_koikoi.testing import KOIKOI, koikoi_env
 
 PORT = 7447
@@ -188,13 +189,15 @@ def test_the_guest_joins_through_the_router_with_the_invite_code(router: Router,
         said = [line for line in lines if "router" in line]
         assert said == [
             f"opened TCP {PORT} to [fd77:1::2] in your router's IPv6 firewall; "
-            f"the router would not map TCP {PORT} (UPnP: Action Failed; NAT-PMP: There was a network failure. "
+            f"the router would not map TCP {PORT} (UPnP: Action Failed; PCP: NO_RESOURCES; "
+            "NAT-PMP: There was a network failure. "
             "The gateway may not have an IP address.): forward it yourself, or play over IPv6 or a LAN"
         ], lines
         assert "dport 7447" in router.pinholes()
         log = router.log.read_text(errors="replace")
         assert "SSDP M-SEARCH from 10.77.1.2" in log  # IPv4 discovery reached the router
-        assert "AddPortMapping" in log  # and so did the refused IPv4 mapping
+        assert "AddPortMapping" in log  # and so did the refused IPv4 mapping,
+        assert "PCP MAP: failed to add mapping TCP 7447->10.77.1.2:7447" in log  # our PCP request, read right
         code = next(line for line in lines if "kk1:" in line).split("koikoi join ")[1]
         guest = guest_outside(router, tmp_path, code)
         host.communicate(timeout=60)
@@ -226,3 +229,46 @@ def test_without_the_pinhole_the_firewall_keeps_the_guest_out(router: Router, tm
     assert guest.returncode == 1 and "Traceback" not in guest.stderr
     assert "[fd77:1::2]:7447 did not answer within 5 s" in guest.stderr, guest.stderr
     assert "behind a router or firewall" in guest.stderr
+
+
+# -- PCP messages, byte for byte (RFC 6887 sections 7.1, 7.2 and 11.1) -----------------------------
+
+NONCE = bytes(range(1, 13))
+
+
+def test_a_pcp_map_request_is_laid_out_as_rfc_6887_says() -> None:
+    request = encode_map("10.77.1.2", 7447, 600, NONCE)
+    assert request.hex() == (
+        "02"
+        "01"
+        "0000"
+        "00000258"  # version 2, MAP, reserved, lifetime 600
+        "00000000000000000000ffff0a4d0102"  # client 10.77.1.2 as ::ffff:10.77.1.2
+        "0102030405060708090a0b0c"
+        "06"
+        "000000"  # nonce, TCP, reserved
+        "1d17"
+        "1d17"  # internal port 7447, suggested external port 7447
+        "00000000000000000000ffff00000000"  # any IPv4 external address
+    )
+    assert encode_map("fd77:1::2", 7447, 600, NONCE)[-16:] == bytes(16)
+
+
+def reply(result: int, nonce: bytes = NONCE, opcode: int = 0x81) -> bytes:
+    header = bytes([2, opcode, 0, result]) + (600).to_bytes(4, "big") + (1234).to_bytes(4, "big") + bytes(12)
+    external = bytes(10) + b"\xff\xff" + bytes([203, 0, 113, 7])
+    return header + nonce + bytes([6, 0, 0, 0]) + (7447).to_bytes(2, "big") * 2 + external
+
+
+def test_a_pcp_reply_is_read_and_strays_are_ignored() -> None:
+    got = parse_map_reply(reply(0), NONCE)
+    assert got is not None and (got.result, got.external, got.external_port, got.lifetime) == (
+        0,
+        "203.0.113.7",
+        7447,
+        600,
+    )
+    assert parse_map_reply(reply(8), NONCE).result == 8  # type: ignore[union-attr]
+    assert parse_map_reply(reply(0, nonce=bytes(12)), NONCE) is None  # someone else's answer
+    assert parse_map_reply(reply(0, opcode=0x01), NONCE) is None  # a request, not a response
+    assert parse_map_reply(reply(0)[:40], NONCE) is None  # cut short

@@ -1,8 +1,10 @@
 """Asking the home router to forward the host's port: for IPv4, UPnP IGD (v1 and v2) first, then
-NAT-PMP; for IPv6, a pinhole in the router's firewall (:mod:`p2p_koikoi.net.pinhole`).
+PCP (:mod:`p2p_koikoi.net.pcp`), then NAT-PMP; for IPv6, a pinhole in the router's firewall
+(:mod:`p2p_koikoi.net.pinhole`).
 
-The clients are maintained libraries with blocking calls (``miniupnpc``, ``py-natpmp``,
-``async-upnp-client`` in a loop of its own), so they run in worker threads. Mappings are leased,
+The clients are maintained libraries where one exists (``miniupnpc``, ``py-natpmp``,
+``async-upnp-client`` in a loop of its own; PCP has none, so its two datagrams are ours); all
+block, so they run in worker threads. Mappings are leased,
 not permanent: the host renews them while the match runs and deletes them on the way out; after a
 crash or a pulled plug the lease runs out on its own.
 
@@ -13,7 +15,9 @@ router offered mapping and what to do instead.
 from __future__ import annotations
 
 import contextlib
+import functools
 import ipaddress
+import secrets
 import socket
 import struct
 from collections.abc import Callable
@@ -33,6 +37,7 @@ DESCRIPTION = "koikoi"
 
 class Method(Enum):
     UPNP = "UPnP"
+    PCP = "PCP"
     NATPMP = "NAT-PMP"
     PINHOLE = "UPnP IPv6 firewall control"
 
@@ -74,8 +79,8 @@ class PortMapping:
     method: Method
     external: str  # the router's public address ("" when it would not say); ours for a pinhole
     port: int
-    renew: Callable[[], None]
-    remove: Callable[[], None]
+    renew: Callable[[], object]
+    remove: Callable[[], object]
 
 
 def default_gateway(route_table: Path = Path("/proc/net/route")) -> str | None:
@@ -130,6 +135,29 @@ def _try_upnp(port: int, lease: int) -> PortMapping | str | None:
     return PortMapping(Method.UPNP, external, port, add, remove)
 
 
+def _try_pcp(port: int, lease: int, gateway: str | None) -> PortMapping | str | None:
+    from p2p_koikoi.net.pcp import PcpError, request_mapping
+
+    if gateway is None:
+        return None
+    nonce = secrets.token_bytes(12)
+    try:
+        reply = request_mapping(gateway, port, lease, nonce)
+    except PcpError as exc:
+        return f"PCP: {exc}"
+    except OSError:
+        return None
+    if reply is None:
+        return None
+    return PortMapping(
+        Method.PCP,
+        _public(reply.external),
+        reply.external_port,
+        functools.partial(request_mapping, gateway, port, lease, nonce),
+        functools.partial(request_mapping, gateway, port, 0, nonce),
+    )
+
+
 def _try_natpmp(port: int, lease: int, gateway: str | None) -> PortMapping | str | None:
     import natpmp
 
@@ -168,11 +196,14 @@ def map_port(port: int, lease: int = LEASE, gateway: str | None = None) -> Outco
     """Blocking: for IPv4 try UPnP IGD, then NAT-PMP at the default gateway (the first mapping
     wins); see :class:`Mapper` for the IPv6 pinhole, asked for alongside."""
     refusals: list[str] = []
-    for method in (Method.UPNP, Method.NATPMP):
+    gateway = gateway or default_gateway()
+    for method in (Method.UPNP, Method.PCP, Method.NATPMP):
         if method is Method.UPNP:
             found = _try_upnp(port, lease)
+        elif method is Method.PCP:
+            found = _try_pcp(port, lease, gateway)
         else:
-            found = _try_natpmp(port, lease, gateway or default_gateway())
+            found = _try_natpmp(port, lease, gateway)
         if isinstance(found, PortMapping):
             return Outcome(port, found)
         if isinstance(found, str):
