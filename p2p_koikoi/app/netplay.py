@@ -21,7 +21,7 @@ from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.door import DropLog
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting, Guard
-from p2p_koikoi.net.invite import Invite, new_token
+from p2p_koikoi.net.invite import MAX_ADDRESSES, Invite, new_token
 from p2p_koikoi.net.lan import Announcement, LanGame, announce, browse
 from p2p_koikoi.net.portmap import Mapper
 from p2p_koikoi.net.runner import MatchReport, Player
@@ -207,6 +207,7 @@ async def host_match(
             opened = [m.external for m in outcome.held if m.external]
             hosts = [*opened, *(h for h in hosts if h not in opened)]
             nursery.start_soon(mapper[0].keep)
+        hosts = hosts[:MAX_ADDRESSES]  # a machine with many interfaces: the best ones come first
         say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token).format()}")
         say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)})")
         if options.guest:
