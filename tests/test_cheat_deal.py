@@ -19,7 +19,7 @@ from test_cheat_support import Liar, assert_caught, verify_record
 
 from p2p_koikoi.engine import preset
 from p2p_koikoi.engine.cards import Card
-from p2p_koikoi.fairness import Deck, Keys, Reveal, parse_message
+from p2p_koikoi.fairness import Deck, FairDeal, Keys, Reveal, parse_message
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
 from p2p_koikoi.session.match_session import MatchSession, Stage
 from p2p_koikoi.testing_adversary import duel
@@ -44,11 +44,9 @@ class ChosenPermutation(MatchSession):
     """Shuffles with a permutation of its choosing (none at all: the identity), not the one its secret
     derives. Every point is still a masked card, so nothing is wrong until the secret comes out."""
 
-    def _start_deal(self) -> None:
-        super()._start_deal()
-        deal = self._deal
-        assert deal is not None
-        deal._mine = dataclasses.replace(deal._mine, permutation=tuple(range(48)))
+    def deal_started(self, fair: FairDeal) -> None:
+        if fair.context.round:
+            fair._mine = dataclasses.replace(fair._mine, permutation=tuple(range(48)))
 
 
 async def test_a_chosen_permutation_is_caught_at_the_audit(tmp_path: Path) -> None:
@@ -98,9 +96,9 @@ async def test_a_substituted_card_is_caught_when_its_position_opens(tmp_path: Pa
     """The swapped position unlocks to no card once both table keys are out: caught on the cheater's
     table Keys, the first entry that lets the honest side open it (the deck itself held valid points).
 
-    ``koikoi verify`` can only call it an accusation: to open that position it needs the honest side's
-    key for it too, which the honest side never sent (it stopped on the cheater's keys). A third party
-    could confirm it if the accuser published its deal secret with its goodbye (not in the protocol)."""
+    To open that position ``koikoi verify`` needs the honest side's key for it too, which the honest side
+    never sent (it stopped on the cheater's keys); the honest side's accusation carries its deal secret
+    as evidence, so verify opens the position itself and names the same entry, reason and seat."""
     d = await duel(RULES, tmp_path, cheater=SubstitutesATableCard, cheater_seat=0)
     keys = d.record.entries[-2]
     message = parse_message(keys.entry.body[2])
@@ -112,7 +110,7 @@ async def test_a_substituted_card_is_caught_when_its_position_opens(tmp_path: Pa
         blame=0,
         offending=keys,
         stage=Stage.SETUP,
-        verified=("disputed", "unconfirmed:not-a-card", None),
+        verified=("failed", "not-a-card", 0),
     )
     assert f"position {d.cheater._deal.plan.table[0]} " in record.notes[0].text
     # The altered deck is in the chain too: the proof of what was sent.
