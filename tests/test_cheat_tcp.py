@@ -146,7 +146,7 @@ async def test_a_forged_goodbye_against_the_real_host(tmp_path: Path) -> None:
     sent: list[SignedEntry] = []
 
     def goodbye(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
-        sent.append(forge(signed, seeded_key("someone else"), kind="goodbye", body=["quit", "bye"]))
+        sent.append(forge(signed, seeded_key("someone else"), kind="goodbye", body=["quit", "bye", None]))
         return sent
 
     run = await against_the_host(tmp_path, tamper=at_move(2, goodbye))

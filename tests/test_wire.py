@@ -10,6 +10,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.wire import (
     MAX_FRAME,
+    VERSION,
     Chain,
     Entry,
     FrameDecoder,
@@ -88,11 +89,11 @@ def test_hostile_msgpack(data: bytes, why: str) -> None:
 
 
 def test_control_frames_round_trip() -> None:
-    for frame in (Hello(1, b"k" * 32, b"n" * 32, "x"), Ping(7)):
+    for frame in (Hello(VERSION, b"k" * 32, b"n" * 32, "x"), Ping(7)):
         body = encode(frame)[4:]
         assert parse_frame(body) == frame
     with pytest.raises(RemoteProtocolError) as exc:
-        parse_frame(pack(["hello", 2, b"k" * 32, b"n" * 32, "x"]))
+        parse_frame(pack(["hello", VERSION + 1, b"k" * 32, b"n" * 32, "x"]))
     assert reason(exc) == "bad-version"
 
 
@@ -108,7 +109,7 @@ def chain() -> Chain:
 def test_a_chain_of_entries_links_and_verifies() -> None:
     mine, theirs = chain(), chain()
     for seat in (0, 1, 0):
-        signed = mine.append_local(seat, "goodbye", ["x", "y"], b"\0" * 16, KEYS[seat])
+        signed = mine.append_local(seat, "goodbye", ["x", "y", None], b"\0" * 16, KEYS[seat])
         again = SignedEntry.parse(signed.data, signed.signature)
         theirs.append_remote(again, seat)
     assert theirs.head == mine.head
@@ -116,7 +117,7 @@ def test_a_chain_of_entries_links_and_verifies() -> None:
 
 def test_chain_violations() -> None:
     good = chain()
-    first = good.append_local(0, "goodbye", ["x", "y"], b"\0" * 16, KEYS[0])
+    first = good.append_local(0, "goodbye", ["x", "y", None], b"\0" * 16, KEYS[0])
     receiver = chain()
     forged = SignedEntry.sign(first.entry, KEYS[1])  # signed by the wrong key
     with pytest.raises(RemoteProtocolError) as exc:
@@ -125,7 +126,7 @@ def test_chain_violations() -> None:
     with pytest.raises(RemoteProtocolError) as exc:
         receiver.append_remote(first, 1)
     assert reason(exc) == "out-of-turn"
-    other = Entry(b"\x02" * 32, 0, MATCH, 0, "goodbye", ["x", "y"], b"\0" * 16)
+    other = Entry(b"\x02" * 32, 0, MATCH, 0, "goodbye", ["x", "y", None], b"\0" * 16)
     with pytest.raises(RemoteProtocolError) as exc:
         receiver.append_remote(SignedEntry.sign(other, KEYS[0]), 0)
     assert reason(exc) == "wrong-match"
@@ -133,11 +134,11 @@ def test_chain_violations() -> None:
     with pytest.raises(RemoteProtocolError) as exc:
         receiver.append_remote(first, 0)
     assert reason(exc) == "replayed-entry"
-    fork = Entry(MATCH, 0, MATCH, 0, "goodbye", ["other", "y"], b"\0" * 16)
+    fork = Entry(MATCH, 0, MATCH, 0, "goodbye", ["other", "y", None], b"\0" * 16)
     with pytest.raises(RemoteProtocolError) as exc:
         receiver.append_remote(SignedEntry.sign(fork, KEYS[0]), 0)
     assert reason(exc) == "fork"
-    unlinked = Entry(MATCH, 1, b"\x09" * 32, 1, "goodbye", ["x", "y"], b"\0" * 16)
+    unlinked = Entry(MATCH, 1, b"\x09" * 32, 1, "goodbye", ["x", "y", None], b"\0" * 16)
     with pytest.raises(RemoteProtocolError) as exc:
         receiver.append_remote(SignedEntry.sign(unlinked, KEYS[1]), 1)
     assert reason(exc) == "bad-link"

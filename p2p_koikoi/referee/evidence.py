@@ -42,9 +42,10 @@ def examine(referee: Referee, accusation: Accusation) -> Finding | None:
     secret = accusation.evidence
     if context is None or secret is None or len(secret) != 32:
         return None
-    watch, messages = _replay_deal(referee, context)
     accuser = accusation.seat
+    watch = _new_watch(referee, context)
     try:
+        messages = _replay_deal(referee, watch)
         contribution = _open(watch, context, accuser, secret)
         return _unlock_hand(referee, watch, messages, accuser, contribution) or _replay_moves(referee, accuser, watch)
     except CheatingDetected as exc:
@@ -67,13 +68,16 @@ def _deal_messages(referee: Referee) -> list[tuple[int, int, Message]]:
     return out
 
 
-def _replay_deal(referee: Referee, context: DealContext) -> tuple[DealWatch, list[tuple[int, int, Message]]]:
-    """A spectator's watch of the deal so far (its checks passed already, as the referee ran them)."""
+def _new_watch(referee: Referee, context: DealContext) -> DealWatch:
     rules, match = referee.rules, referee.match
     plan = None
     if context.round and rules is not None and match is not None and match.dealer is not None:
         plan = reveal_plan(rules.deal_pattern, match.dealer)
-    watch = DealWatch(context, referee.keys, plan)
+    return DealWatch(context, referee.keys, plan)
+
+
+def _replay_deal(referee: Referee, watch: DealWatch) -> list[tuple[int, int, Message]]:
+    """The deal so far, told to a spectator's watch, which checks what any third party can."""
     messages = _deal_messages(referee)
     swapped = referee.round is not None and any(
         isinstance(action, Exchange) and action.swap for _, action in referee.round.history
@@ -82,7 +86,7 @@ def _replay_deal(referee: Referee, context: DealContext) -> tuple[DealWatch, lis
         if n == 8 and swapped:
             watch.exchange_hands()
         watch.receive(index, author, message)
-    return watch, messages
+    return messages
 
 
 def _open(watch: DealWatch, context: DealContext, accuser: int, secret: bytes) -> Contribution:

@@ -184,6 +184,7 @@ class MatchSession:
         self.ended_by: SessionEnd | None = None
         self.end_text = ""
         self.ending: MatchEnd | None = None
+        self._broke_rule = False  # a cheating seat sent an entry its own referee refused
         if seat == 0:
             self._pump()
 
@@ -415,7 +416,8 @@ class MatchSession:
         if self.ended_by is not None:
             raise RemoteProtocolError("after-end", "the peer wrote after the match ended", blame=self.peer)
         entry = signed.entry
-        if entry.kind == "goodbye" and entry.seq < len(self.referee.entries) and entry.author == self.peer:
+        racing = entry.seq < len(self.referee.entries) or self._broke_rule
+        if entry.kind == "goodbye" and racing and entry.author == self.peer:
             self._racing_goodbye(signed)
             return
         try:
@@ -457,6 +459,10 @@ class MatchSession:
         except LocalProtocolError:
             if not self.sends_what_it_breaks:
                 raise
+            # A test's cheating seat: the lie goes out, its own state is past repair, so it writes
+            # nothing more of its own accord and waits for the other seat's verdict.
+            self.referee.finding = None
+            self._broke_rule = True
             self.outgoing.append(signed)
             return signed
         except Violation as exc:  # our entry brought the peer's cheat to light (a held Reveal)
@@ -471,7 +477,7 @@ class MatchSession:
 
     def _pump(self) -> None:
         """Write every entry that needs no decision while we hold the floor."""
-        while self.ended_by is None and self.referee.floor() == self.seat:
+        while self.ended_by is None and not self._broke_rule and self.referee.floor() == self.seat:
             if not self._write_automatic():
                 return
 
