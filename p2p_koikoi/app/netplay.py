@@ -19,7 +19,7 @@ from p2p_koikoi.app.continuing import Reconnect, play_on
 from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.door import DropLog
-from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
+from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.net.handshake import Greeting, Guard
 from p2p_koikoi.net.invite import MAX_ADDRESSES, Invite, new_token
 from p2p_koikoi.net.lan import Announcement, LanGame, announce, browse
@@ -145,7 +145,7 @@ async def admit_guest(
         with trio.fail_after(ACCEPT_DEADLINE):  # absolute: pings are answered but do not extend it
             await _await_accept(channel, session)
     except trio.TooSlowError:
-        raise ConnectionLost(f"the guest did not accept the rules within {ACCEPT_DEADLINE:g} s") from None
+        raise TimedOut(f"the guest did not accept the rules within {ACCEPT_DEADLINE:g} s") from None
     if session.waiting is Waiting.DONE:
         raise Refused("the guest declined the rules")
     return session

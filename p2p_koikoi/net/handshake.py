@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import trio
 
 from p2p_koikoi.net.door import Refused
-from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
+from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.session.match_session import SOFTWARE
 from p2p_koikoi.wire import VERSION, Hello, RemoteProtocolError
@@ -87,7 +87,7 @@ async def _receive_hello(channel: FramedChannel, deadline: float) -> Hello:
             raise NotKoikoi(exc.reason, f"it does not speak koikoi ({exc})") from None
         raise
     except trio.TooSlowError:
-        raise ConnectionLost(f"no greeting within {deadline:g} s") from None
+        raise TimedOut(f"no greeting within {deadline:g} s") from None
     if frame is None:
         raise ConnectionLost("the peer closed the connection before greeting")
     if not isinstance(frame, Hello):

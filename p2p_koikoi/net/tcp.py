@@ -20,7 +20,7 @@ import trio
 
 from p2p_koikoi.net import DEFAULT_PORT
 from p2p_koikoi.net.door import Door, DropKind, Dropped, Refused, address_key
-from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
+from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.net.handshake import Greeting, Guard, NotKoikoi, greet_as_guest, greet_as_host, token_nonce
 from p2p_koikoi.net.reach import (
     AllFailed,
@@ -147,8 +147,10 @@ def _drop_kind(exc: Exception) -> DropKind:
         return DropKind.NOT_KOIKOI
     if isinstance(exc, Refused):
         return DropKind.REFUSED
+    if isinstance(exc, TimedOut):
+        return DropKind.TOO_SLOW
     if isinstance(exc, ConnectionLost):
-        return DropKind.TOO_SLOW if " s" in str(exc) and "within" in str(exc) else DropKind.LEFT
+        return DropKind.LEFT
     return DropKind.BROKE_PROTOCOL
 
 
@@ -278,7 +280,7 @@ async def _greet(address: Address, key: bytes, pin: Pin) -> tuple[FramedChannel,
         raise Failed(Failure(str(address), Miss.NOT_KOIKOI, str(exc))) from None
     except (ConnectionLost, RemoteProtocolError) as exc:
         await trio.aclose_forcefully(channel.stream)
-        miss = Miss.TIMED_OUT if "within" in str(exc) else Miss.CLOSED
+        miss = Miss.TIMED_OUT if isinstance(exc, TimedOut) else Miss.CLOSED
         raise Failed(Failure(str(address), miss, str(exc))) from None
     except BaseException:
         await trio.aclose_forcefully(channel.stream)
