@@ -262,8 +262,10 @@ def deliver(point: Point, kind: str, body: list[Any], *, state: bytes | None = N
         note_event(f"refused: {exc.reason}")
         assert exc.blame == session.peer, (exc.reason, exc.blame, str(exc))
         assert session.stage is Stage.OVER and session.failure is exc
-        (goodbye,) = [e for e in session.take_outgoing() if e.entry.kind == "goodbye"]
-        assert goodbye.entry.body[0] == f"violation:{exc.reason}"[:60]
+        goodbyes = [e for e in session.take_outgoing() if e.entry.kind == "goodbye"]
+        if session.chain.entries:  # before the match entry there is no chain for a goodbye to join
+            (goodbye,) = goodbyes
+            assert goodbye.entry.body[0] == f"violation:{exc.reason}"[:60]
         raise
     note_event("taken")
     return session

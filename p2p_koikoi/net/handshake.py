@@ -27,6 +27,7 @@ from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.session.match_session import SOFTWARE
 from p2p_koikoi.wire import VERSION, Hello, RemoteProtocolError
+from p2p_koikoi.wire.keys import check_public_key
 
 __all__ = ["TOKEN_DOMAIN", "Greeting", "Guard", "NotKoikoi", "greet_as_guest", "greet_as_host", "token_nonce"]
 
@@ -92,6 +93,9 @@ async def _receive_hello(channel: FramedChannel, deadline: float) -> Hello:
         raise ConnectionLost("the peer closed the connection before greeting")
     if not isinstance(frame, Hello):
         raise NotKoikoi("no-hello", "it does not speak koikoi (it did not start with a hello)")
+    problem = check_public_key(frame.key)
+    if problem is not None:
+        raise RemoteProtocolError("bad-key", f"the peer's identity key {problem}")
     return frame
 
 

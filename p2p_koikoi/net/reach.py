@@ -99,7 +99,7 @@ def _cause(failure: Failure, port: int, timeout: float) -> str:
             )
         case Miss.UNREACHABLE:
             return f"no route to {where}: check the address, and that this machine's network is up"
-    return f"could not connect to {where}: {failure.detail}"
+    return f"{where} answered, but not as this koikoi can play with: {failure.detail}"
 
 
 def explain(failures: Sequence[Failure], port: int, timeout: float) -> str:

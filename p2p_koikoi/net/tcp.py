@@ -278,10 +278,13 @@ async def _greet(address: Address, key: bytes, pin: Pin) -> tuple[FramedChannel,
     except NotKoikoi as exc:
         await trio.aclose_forcefully(channel.stream)
         raise Failed(Failure(str(address), Miss.NOT_KOIKOI, str(exc))) from None
-    except (ConnectionLost, RemoteProtocolError) as exc:
+    except ConnectionLost as exc:
         await trio.aclose_forcefully(channel.stream)
         miss = Miss.TIMED_OUT if isinstance(exc, TimedOut) else Miss.CLOSED
         raise Failed(Failure(str(address), miss, str(exc))) from None
+    except RemoteProtocolError as exc:  # a koikoi host, but a wrong version or a bad key
+        await trio.aclose_forcefully(channel.stream)
+        raise Failed(Failure(str(address), Miss.OTHER, str(exc))) from None
     except BaseException:
         await trio.aclose_forcefully(channel.stream)
         raise

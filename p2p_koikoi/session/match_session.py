@@ -185,6 +185,7 @@ class MatchSession:
         self.end_text = ""
         self.ending: MatchEnd | None = None
         self._broke_rule = False  # a cheating seat sent an entry its own referee refused
+        self._accusing = False
         if seat == 0:
             self._pump()
 
@@ -245,6 +246,11 @@ class MatchSession:
         if self.referee.stage is Stage.ACCEPT:
             return Waiting.ACCEPT
         return Waiting.MOVE
+
+    @property
+    def resumable(self) -> bool:
+        """The match stopped abandoned: either player may take it up again later (``koikoi resume``)."""
+        return self.ending is not None and self.ending.resumable
 
     def view(self) -> Round | None:
         """Our seat's view of the round in play (a copy), or None between rounds."""
@@ -367,23 +373,31 @@ class MatchSession:
         return session
 
     def reopen(self) -> None:
-        """An abandoned match is taken up again: play on from where it stopped."""
+        """An abandoned match is taken up again: our own claim at its end is taken back (the peer may never
+        have had it; if it did, it sends it back), and play goes on from where it stopped."""
+        if self._lift():
+            self.referee.retract_claim(self.seat)
+
+    def _lift(self) -> bool:
+        """An abandoned match goes on: the next entry of the chain lifts the claim (the referee rules so)."""
         end = self.ending
-        if end is not None and end.how is Ending.ABANDONED and not self.referee.over:
-            self.ended_by, self.end_text, self.ending = None, "", None
-            self.outgoing = [e for e in self.outgoing if e.entry.kind != "goodbye"]
+        if end is None or end.how is not Ending.ABANDONED or self.referee.over:
+            return False
+        self.ended_by, self.end_text, self.ending = None, "", None
+        self.outgoing = [e for e in self.outgoing if e.entry.kind != "goodbye"]
+        return True
 
     def catch_up(self, signed: SignedEntry) -> None:
         """Take the next entry of the chain, whoever wrote it: the peer's is received as usual; ours
         (from our record, or sent back by the peer after we lost it) is written again and compared."""
         entry = signed.entry
         if entry.author == self.peer:
-            self.reopen()
+            self._lift()
             self.receive(signed)
             return
         signed.verify(self.keys[self.seat])
         if not self.outgoing:
-            self.reopen()
+            self._lift()
             self._decide_as_recorded(entry.kind, entry.body)
         if not self.outgoing:
             raise LocalProtocolError("restore-mismatch", f"entry {entry.seq} is ours, but we would not write it now")
@@ -443,7 +457,11 @@ class MatchSession:
             self.failure = exc
             blame = "the peer" if exc.blame == self.peer else ("we" if exc.blame == self.seat else "nobody")
             self.events.append(SessionEvent("failed", exc.blame, f"{exc} ({blame} to blame)"))
-        if self.ended_by is None and self.referee.end is None and exc.blame == self.peer:
+        if self.ended_by is None and self.referee.end is None and exc.blame == self.peer and not self._accusing:
+            self._accusing = True  # one accusation: a second violation found meanwhile does not write again
+            if not self.referee.entries:  # nothing to link a goodbye to: the match never began
+                self.ended(MatchEnd(Ending.VIOLATION, self.seat, str(exc)))
+                return
             context = self.referee.deal_context()
             evidence = self.knowledge.secret_for(context) if context is not None else None
             self._write("goodbye", [f"violation:{exc.reason}"[:60], str(exc)[:400], evidence])

@@ -1,0 +1,65 @@
+"""Every deadline of a match run, in one value, with the reasons for its figures.
+
+A person must never wait on a peer without being told, and a peer must never
+hold a match forever; but a slow network, a loaded machine or a person reading
+the table must not end it either. The figures:
+
+- ``keepalive`` 1 s: each side pings every second and answers each ping at
+  once, so a live peer is heard from at least once a second (its pongs), even
+  when nobody writes an entry, whatever the peer's own ping interval is.
+- ``quiet_after`` 2 s: nothing heard for 2 s is two missed pongs in a row,
+  which a healthy link (even at 300 ms round trips and a lost packet or two)
+  does not produce; the player is told "connection lost, retrying (N s)..."
+  within 2 s of the last frame heard, and "back" when frames come again. It
+  only informs: the connection is kept.
+- ``dead_after``: a connection silent this long is given up. With reconnect on
+  (a match against a person, :data:`RECONNECTING`), 5 s: ten pongs missed. A
+  fresh connection then gets through as soon as the network is back, where the
+  old one's retransmissions back off (after a 10 s outage, TCP may wait seconds
+  more before it tries again), and the reconnect grace still runs from the
+  first silent moment. Without reconnect (practice, tests), giving up is final,
+  so 20 s.
+- ``step_deadline`` 60 s: an automatic protocol step (keys, a secret) takes a
+  program milliseconds; a minute is for a machine under heavy load.
+- ``turn_grace`` 10 s: the peer's player has the match's decision time limit,
+  plus this much for the network and its own clock, before we claim a stall.
+- ``reconnect_grace`` 60 s: how long a lost peer may take to come back, counted
+  from the first silent moment, before the match is left abandoned (it can
+  still be resumed later with ``koikoi resume``).
+
+:data:`DEFAULT_TURN_LIMIT` is the decision time limit a host offers unless it
+says otherwise: 90 s is enough to read the table, look up a yaku and weigh a
+Koi-Koi call, and short enough that a stalled match is over in under two minutes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_TURN_LIMIT", "RECONNECTING", "Timing"]
+
+DEFAULT_TURN_LIMIT = 90
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """Every deadline of one match run, in seconds (see the module docstring for the figures)."""
+
+    keepalive: float = 1.0
+    quiet_after: float = 2.0
+    dead_after: float = 20.0
+    step_deadline: float = 60.0
+    turn_grace: float = 10.0
+    reconnect_grace: float = 60.0
+
+    def peer_patience(self, turn_limit: int, decides: bool) -> float:
+        """How long the peer may hold the floor before we claim: its decision time limit plus the grace
+        when its player decides (no limit when the match has none), ``step_deadline`` for an automatic
+        step, so a peer that stalls instead of revealing is found out."""
+        if decides:
+            return turn_limit + self.turn_grace if turn_limit else math.inf
+        return self.step_deadline
+
+
+RECONNECTING = Timing(dead_after=5.0)
