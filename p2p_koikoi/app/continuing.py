@@ -25,7 +25,7 @@ from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.resume import resume_as_guest, resume_as_host
 from p2p_koikoi.net.runner import MatchReport, Player, run_match
 from p2p_koikoi.net.tcp import Address, Dropped, dial_raw, listen_raw
-from p2p_koikoi.net.timing import RECONNECTING, Timing
+from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.referee import Ending
 from p2p_koikoi.session.match_session import MatchSession, Waiting
@@ -124,6 +124,7 @@ async def play_on(
     ``channel`` None means: reconnect first (``koikoi resume`` after a crash).
     """
     lost_at: float | None = None
+    floor = FloorClock()  # a peer that reconnects does not get its decision time again
     while True:
         if channel is None:
             channel = await _come_back(plan, session, identity, say, lost_at)
@@ -131,7 +132,9 @@ async def play_on(
                 return await _abandon(session, player, record, plan)
             say("Connection back; the match goes on.")
         try:
-            report = await run_match(channel, session, player, record, reconnect=True, notice=say, timing=plan.timing)
+            report = await run_match(
+                channel, session, player, record, reconnect=True, notice=say, floor=floor, timing=plan.timing
+            )
         except RemoteProtocolError as exc:  # a resume that could not be joined (a fork, another match)
             session.peer_vanished(str(exc))
             raise
@@ -143,9 +146,7 @@ async def play_on(
         channel = None
 
 
-async def _abandon(
-    session: MatchSession, player: Player, record: RecordWriter | None, plan: Reconnect
-) -> MatchReport:
+async def _abandon(session: MatchSession, player: Player, record: RecordWriter | None, plan: Reconnect) -> MatchReport:
     """The peer did not come back in time: our signed claim ends the run; the match stays resumable, so
     the secret beside the record stays too."""
     session.peer_vanished(f"the opponent did not come back within {plan.grace:g} s")

@@ -53,7 +53,7 @@ import trio
 from p2p_koikoi.engine import AnyAction, MatchContext, Round, RuleSet
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.record_sync import RecordFile, RecordSync
-from p2p_koikoi.net.timing import RECONNECTING, Timing
+from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
 from p2p_koikoi.wire import Frame, Ping, Pong, RemoteProtocolError, SignedEntry
 
@@ -131,6 +131,7 @@ async def run_match(
     timing: Timing | None = None,
     reconnect: bool = False,
     notice: Notice | None = None,
+    floor: FloorClock | None = None,
     keepalive: float | None = None,
     dead_after: float | None = None,
     step_deadline: float | None = None,
@@ -141,12 +142,13 @@ async def run_match(
     ``timing`` defaults to :data:`~p2p_koikoi.net.timing.RECONNECTING` with ``reconnect``, else to
     :class:`Timing` (``keepalive``, ``dead_after`` and ``step_deadline`` override one figure each).
     ``notice`` gets the lines about the connection ("connection lost, retrying (58 s)...", "back").
+    ``floor`` carries the time the peer held the floor over from an earlier connection of the match.
     """
     base = timing if timing is not None else RECONNECTING if reconnect else Timing()
     given = {"keepalive": keepalive, "dead_after": dead_after, "step_deadline": step_deadline}
     chosen = dataclasses.replace(base, **{k: v for k, v in given.items() if v is not None})
     async with RecordSync.open(record) as records:
-        run = _Run(channel, session, player, records, chosen, reconnect, notice)
+        run = _Run(channel, session, player, records, chosen, reconnect, notice, floor or FloorClock())
         await run.play()
     await channel.close()
     return run.report()
@@ -164,6 +166,7 @@ class _Run:
         timing: Timing,
         reconnect: bool,
         notice: Notice | None,
+        floor: FloorClock,
     ) -> None:
         self.channel = channel
         self.session = session
@@ -178,7 +181,7 @@ class _Run:
         self.last_heard = trio.current_time()
         self.silent = False  # the silence was announced
         self.back = trio.Event()  # set when a frame ends an announced silence
-        self.floor = (-1, 0.0)  # the chain's length when the peer took the floor, and when that was
+        self.floor = floor  # how long the peer has held the floor
         self.shown: object = None  # what a watching player last saw
         self.quit_requested = player.quit_requested if isinstance(player, Leaving) else None
         self.timed = player if isinstance(player, Timed) else None
@@ -193,6 +196,7 @@ class _Run:
             await self.driver()
             await self.flush()
             nursery.cancel_scope.cancel()
+        self.floor.pause()
         await self.player.notify(self.session.take_events())
         self.records.push(self.session.chain.entries)
 
@@ -322,7 +326,7 @@ class _Run:
             await self.back.wait()
 
     def retrying(self) -> str:
-        """"Connection lost, retrying (58 s)...": the seconds left before the match is given up."""
+        """ "Connection lost, retrying (58 s)...": the seconds left before the match is given up."""
         left = (self.timing.reconnect_grace if self.reconnect else self.timing.dead_after) + self.last_heard
         seconds = max(0, math.ceil(left - trio.current_time()))
         return f"Connection lost, {'retrying' if self.reconnect else 'waiting'} ({seconds} s)..."
@@ -365,12 +369,9 @@ class _Run:
     async def wait_for_peer(self) -> None:
         """Sleep until woken, or claim against the peer once it held the floor past its patience."""
         session = self.session
-        length = len(session.chain.entries)
-        if self.floor[0] != length:
-            self.floor = (length, trio.current_time())
         decides = session.peer_decides
         patience = self.timing.peer_patience(session.turn_limit, decides)
-        with trio.move_on_at(self.floor[1] + patience):
+        with trio.move_on_at(self.floor.deadline(len(session.chain.entries), patience)):
             await self.wake.wait()
             return
         if decides:

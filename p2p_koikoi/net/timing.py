@@ -37,7 +37,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_TURN_LIMIT", "RECONNECTING", "Timing"]
+import trio
+
+__all__ = ["DEFAULT_TURN_LIMIT", "RECONNECTING", "FloorClock", "Timing"]
 
 DEFAULT_TURN_LIMIT = 90
 
@@ -63,3 +65,32 @@ class Timing:
 
 
 RECONNECTING = Timing(dead_after=5.0)
+
+
+class FloorClock:
+    """How long the peer has held the floor at one point of the chain, over every connection of the match.
+
+    A peer that drops the connection before its time is up must not get its whole time again on the
+    next one (it could stall forever, a minute at a time): the time it held the floor on earlier
+    connections counts. The time with no connection does not (nobody could write then).
+    """
+
+    def __init__(self) -> None:
+        self.length = -1  # the chain's length when the peer took the floor
+        self.used = 0.0  # seconds held on earlier connections
+        self.since: float | None = None  # when the current connection's share began, None between connections
+
+    def deadline(self, length: int, patience: float) -> float:
+        """The Trio time at which the peer, holding the floor at chain length ``length``, is past ``patience``."""
+        now = trio.current_time()
+        if length != self.length:
+            self.length, self.used, self.since = length, 0.0, now
+        elif self.since is None:
+            self.since = now
+        return self.since - self.used + patience
+
+    def pause(self) -> None:
+        """The connection is gone: keep the time held so far for the next one."""
+        if self.since is not None:
+            self.used += trio.current_time() - self.since
+            self.since = None
