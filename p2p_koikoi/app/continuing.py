@@ -5,7 +5,7 @@ backing off between tries, and the host listens again on its port; both run the
 resume handshake and the match continues where it stopped. The player hears of
 it as it happens: "connection lost, retrying (58 s)..." within two seconds of
 the silence, then "connection back". A peer that does not come back within the
-grace (counted from the last frame heard) leaves the match abandoned: our signed
+grace (counted from the last bytes heard) leaves the match abandoned: our signed
 ``goodbye`` says so, the record keeps everything, and the private secret beside
 it stays, so ``koikoi resume`` can take the match up again later. Every ending
 that cannot be resumed removes the secret.
@@ -99,7 +99,7 @@ async def _come_back(
     lost_at: float | None,
 ) -> FramedChannel | None:
     """A new connection to the peer, resumed; None when the grace ran out first. The grace runs from
-    ``lost_at`` (the last frame heard), or from now after a crash (``koikoi resume``)."""
+    ``lost_at`` (when the peer was last heard), or from now after a crash (``koikoi resume``)."""
     if lost_at is None:
         say(f"Waiting for the opponent to come back (up to {plan.grace:g} s)...")
         lost_at = trio.current_time()

@@ -111,7 +111,7 @@ class Timed(Protocol):
 @dataclass(frozen=True, slots=True)
 class MatchReport:
     """How a match run ended, for the command to print. ``lost_at`` (a ``disconnected`` run only) is
-    the Trio time of the last frame heard: the reconnect grace runs from it."""
+    the Trio time bytes last came from the peer: the reconnect grace runs from it."""
 
     ended_by: str
     failure: RemoteProtocolError | None
@@ -150,7 +150,7 @@ async def run_match(
     async with RecordSync.open(record) as records:
         run = _Run(channel, session, player, records, chosen, reconnect, notice, floor or FloorClock())
         await run.play()
-    await channel.close()
+    await run.close()
     return run.report()
 
 
@@ -178,7 +178,7 @@ class _Run:
         self.wake = trio.Event()  # re-armed by the driver before each look at the session
         self.lost: str | None = None  # why the connection is gone
         self.choosing: trio.CancelScope | None = None  # the player's decision in progress
-        self.last_heard = trio.current_time()
+        self.started = trio.current_time()
         self.silent = False  # the silence was announced
         self.back = trio.Event()  # set when a frame ends an announced silence
         self.floor = floor  # how long the peer has held the floor
@@ -200,6 +200,18 @@ class _Run:
         await self.player.notify(self.session.take_events())
         self.records.push(self.session.chain.entries)
 
+    async def close(self) -> None:
+        """After a graceful end, our EOF, then read (and drop) what the peer still sends until its EOF,
+        for up to ``linger`` seconds; then close. A lost connection is closed at once."""
+        if self.lost is None and self.session.waiting is Waiting.DONE:
+            with trio.move_on_after(self.timing.linger), contextlib.suppress(*_CLOSING):
+                stream = self.channel.stream
+                if isinstance(stream, trio.abc.HalfCloseableStream):
+                    await stream.send_eof()
+                while await self.channel.receive() is not None:
+                    pass
+        await self.channel.close()
+
     def report(self) -> MatchReport:
         session = self.session
         failure = session.failure
@@ -211,7 +223,7 @@ class _Run:
             bytes_sent=self.channel.bytes_sent,
             bytes_received=self.channel.bytes_received,
             entries=len(session.chain.entries),
-            lost_at=self.last_heard if disconnected else None,
+            lost_at=self.heard_at if disconnected else None,
         )
 
     # ------------------------------------------------------------------ waking the driver
@@ -236,7 +248,10 @@ class _Run:
                 self.connection_lost(str(exc))
                 return
             except RemoteProtocolError as exc:
-                self.fail(exc)
+                if self.reconnect and exc.reason == "truncated-frame":
+                    self.connection_lost(str(exc))  # a frame cut by a dropped connection proves nothing
+                else:
+                    self.fail(exc)
                 return
             self.heard()
             if not await self.take(frame):
@@ -305,21 +320,27 @@ class _Run:
             except ConnectionLost:
                 return
 
+    @property
+    def heard_at(self) -> float:
+        """When bytes last came from the peer (a large frame on a slow link is no silence)."""
+        received = self.channel.last_received
+        return self.started if received is None else max(self.started, received)
+
     def heard(self) -> None:
-        self.last_heard = trio.current_time()
+        """A whole frame came: an announced silence is over."""
         if self.silent:
             self.silent = False
             self.back.set()
             self.notice("Connection back.")
 
     async def silence_watch(self) -> None:
-        """Tell the player of a silence within ``quiet_after`` seconds of the last frame, and of its end."""
+        """Tell the player of a silence within ``quiet_after`` seconds of the last bytes, and of its end."""
         while True:
-            await trio.sleep_until(self.last_heard + self.timing.quiet_after)
+            await trio.sleep_until(self.heard_at + self.timing.quiet_after)
             if self.lost is not None:
                 return  # the run is ending; the connection's loss was told
-            if trio.current_time() < self.last_heard + self.timing.quiet_after:
-                continue  # a frame came meanwhile
+            if trio.current_time() < self.heard_at + self.timing.quiet_after:
+                continue  # bytes came meanwhile
             self.silent = True
             self.back = trio.Event()
             self.notice(self.retrying())
@@ -327,7 +348,7 @@ class _Run:
 
     def retrying(self) -> str:
         """ "Connection lost, retrying (58 s)...": the seconds left before the match is given up."""
-        left = (self.timing.reconnect_grace if self.reconnect else self.timing.dead_after) + self.last_heard
+        left = (self.timing.reconnect_grace if self.reconnect else self.timing.dead_after) + self.heard_at
         seconds = max(0, math.ceil(left - trio.current_time()))
         return f"Connection lost, {'retrying' if self.reconnect else 'waiting'} ({seconds} s)..."
 
@@ -446,6 +467,9 @@ class _Run:
         if key != self.shown:
             self.shown = key
             self.player.see(rnd.copy())
+
+
+_CLOSING = (ConnectionLost, RemoteProtocolError, trio.BrokenResourceError, trio.ClosedResourceError)
 
 
 def _quiet(_line: str) -> None:

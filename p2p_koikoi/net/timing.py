@@ -7,11 +7,12 @@ the table must not end it either. The figures:
 - ``keepalive`` 1 s: each side pings every second and answers each ping at
   once, so a live peer is heard from at least once a second (its pongs), even
   when nobody writes an entry, whatever the peer's own ping interval is.
-- ``quiet_after`` 2 s: nothing heard for 2 s is two missed pongs in a row,
-  which a healthy link (even at 300 ms round trips and a lost packet or two)
-  does not produce; the player is told "connection lost, retrying (N s)..."
-  within 2 s of the last frame heard, and "back" when frames come again. It
-  only informs: the connection is kept.
+- ``quiet_after`` 2 s: no bytes for 2 s is two missed pongs in a row, which a
+  healthy link (even at 300 ms round trips and a lost packet or two) does not
+  produce; the player is told "connection lost, retrying (N s)..." within 2 s
+  of the last bytes heard, and "back" when a frame comes again. It only
+  informs: the connection is kept. (Silence is counted in bytes, not frames,
+  so a large frame crawling over a slow link is not taken for an outage.)
 - ``dead_after``: a connection silent this long is given up. With reconnect on
   (a match against a person, :data:`RECONNECTING`), 5 s: ten pongs missed. A
   fresh connection then gets through as soon as the network is back, where the
@@ -26,6 +27,10 @@ the table must not end it either. The figures:
 - ``reconnect_grace`` 60 s: how long a lost peer may take to come back, counted
   from the first silent moment, before the match is left abandoned (it can
   still be resumed later with ``koikoi resume``).
+- ``linger`` 2 s: at the end of a match we send our EOF and read on until the
+  peer's, for up to this long, so closing never resets a connection whose last
+  entry the peer has not read yet (a ping of the peer's meeting a closed socket
+  would make its kernel drop what it had not read).
 
 :data:`DEFAULT_TURN_LIMIT` is the decision time limit a host offers unless it
 says otherwise: 90 s is enough to read the table, look up a yaku and weigh a
@@ -54,6 +59,7 @@ class Timing:
     step_deadline: float = 60.0
     turn_grace: float = 10.0
     reconnect_grace: float = 60.0
+    linger: float = 2.0
 
     def peer_patience(self, turn_limit: int, decides: bool) -> float:
         """How long the peer may hold the floor before we claim: its decision time limit plus the grace
