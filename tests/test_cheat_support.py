@@ -21,7 +21,7 @@ from typing import Any
 
 from p2p_koikoi.record.reader import Note, Record
 from p2p_koikoi.session.match_session import MatchSession, Stage
-from p2p_koikoi.testing_adversary import Duel, Tamper, forge, signing_key
+from p2p_koikoi.testing.adversary import Duel, Tamper, forge, signing_key
 from p2p_koikoi.wire import SignedEntry
 from p2p_koikoi.wire.frames import Frame
 

@@ -13,17 +13,17 @@ from pathlib import Path
 
 from p2p_koikoi.record.reader import read_record
 
-PROMPT = re.compile(r"Your choice \[1-(\d+), q to leave\]: $")
+PROMPT = re.compile(r"Your choice \[1-(\d+), h for a hint, q to leave\]: $")
 
 
 def answer(transcript: str, count: int) -> str:
     """Shōbu when it is offered; otherwise the first choice that takes a card; otherwise 1."""
     options = re.findall(r"^  (\d+)\. (.*)$", transcript.rsplit("Your choice", 1)[0], re.MULTILINE)[-count:]
     for number, words in options:
-        if words.startswith("Shobu"):
+        if words.startswith("Shōbu"):
             return number
     for number, words in options:
-        if "taking" in words or words.startswith("take"):
+        if "takes" in words or words.startswith("take"):
             return number
     return "1"
 
@@ -62,13 +62,52 @@ def test_a_whole_practice_match_through_pipes(tmp_path: Path) -> None:
     assert re.search(r"^Table: .+\(\d+ in the stock\)$", transcript, re.MULTILINE)
     assert re.search(r"^Your hand: .+$", transcript, re.MULTILINE)
     assert re.search(r"^  1\. play ", transcript, re.MULTILINE)
-    assert re.search(r"^(Opponent|You) plays? .+", transcript, re.MULTILINE)
+    assert re.search(r"^(Bot|You) plays? .+", transcript, re.MULTILINE)
     assert len(re.findall(r"^Round [123]", transcript, re.MULTILINE)) >= 3
-    assert re.search(r"^(You win|Opponent wins) the match|^The match is drawn", transcript, re.MULTILINE)
+    assert re.search(r"^(You win|Bot wins) the match|^The match is drawn", transcript, re.MULTILINE)
     assert len(re.findall(r"^  Round \d: ", transcript, re.MULTILINE)) == 3  # the table of rounds
 
     record = re.search(r"^Record saved: (.+)$", transcript, re.MULTILINE)
     assert record is not None
-    assert f"Check it with: koikoi verify {record.group(1)}" in transcript
+    assert f"Check it with: {sys.executable} -m p2p_koikoi verify {record.group(1)}" in transcript
     assert read_record(Path(record.group(1))).complete
     assert [p.suffix for p in Path(record.group(1)).parent.iterdir()] == [".koikoi"]  # no secret left behind
+
+
+def run_plain(tmp_path: Path, typed: str) -> tuple[int, str]:
+    """``koikoi play`` with ``typed`` as its whole input (a pipe that then ends)."""
+    env = {**os.environ, "KOIKOI_HOME": str(tmp_path)}
+    command = [sys.executable, "-m", "p2p_koikoi", "play", "--rounds", "3", "--bot", "random", "--seed", "4"]
+    done = subprocess.run(command, env=env, input=typed, capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_plain_mode_asks_again_on_an_empty_line_or_junk_and_leaves_only_on_a_confirmed_q(tmp_path: Path) -> None:
+    code, out = run_plain(tmp_path, "\n\nfoo\nr\n?\nq\nn\n1\nq\nyes\n")
+    before_leaving = out.split("Leave the match?")[0]
+    assert "wins the match" not in before_leaving, "an empty line or junk must never leave the match"
+    assert "'foo' is not a choice here." in out
+    assert out.count("Type a number from 1 to") >= 4  # two empty lines, the junk, the table said again, ?
+    assert "Tane (Animals): five Animals" in out  # ? gives the yaku table
+    assert "Leave the match? Leaving forfeits it: Bot wins." in out
+    assert out.count("Leave the match?") == 2  # the first q was declined with n
+    assert re.search(r"(^|: )You play ", out, re.MULTILINE), "the choice after the declined q is played"
+    assert "Bot wins the match (by forfeit)" in out
+    assert "Opponent" not in out  # one name for the opponent
+    assert "Shobu" not in out
+    assert code == 1
+
+
+def test_plain_mode_says_what_each_choice_takes_and_both_players_yaku(tmp_path: Path) -> None:
+    _, out = run_plain(tmp_path, "1\n2\n")
+    choices = re.findall(r"^  \d+\. (play .*)$", out, re.MULTILINE)
+    assert choices and all(c.endswith("to the table") or ", takes " in c for c in choices)
+    assert re.search(r"^Bot: \d+ cards in hand; captures: ", out, re.MULTILINE)
+    assert re.search(r"^You: captures: ", out, re.MULTILINE)
+    assert re.search(r"yaku: .*\d+/\d+ → \d+ points? at \d+", out)
+
+
+def test_the_end_of_the_input_leaves_the_match(tmp_path: Path) -> None:
+    code, out = run_plain(tmp_path, "")
+    assert "Bot wins the match (by forfeit)" in out
+    assert code == 1

@@ -216,7 +216,8 @@ async def test_the_end_of_the_match_stays_until_the_person_leaves() -> None:
         BACKGROUND[player].start_soon(finish)
         text = await screen.shows("Match over")
         assert "Record saved: /tmp/some-record.koikoi" in text
-        assert "koikoi verify /tmp/some-record.koikoi" in text
+        joined = "".join(line.strip() for line in text.splitlines())
+        assert "koikoi verify" in joined and joined.count("/tmp/some-record.koikoi") == 2
         assert sum(1 for line in text.splitlines() if line[:7].strip() in ("1", "2", "3")) == len(match.results)
         await keys.send("enter")
         with trio.fail_after(5):
@@ -233,7 +234,7 @@ async def test_the_guest_is_asked_to_accept_the_rules(key: str, accepted: bool) 
 
         BACKGROUND[player].start_soon(ask)
         text = await screen.shows("Play by these rules?")
-        assert "lemme (fingerprint " in text
+        assert "Rules fingerprint (both players see the same): " in text
         assert "koikoi-multiplier = all-calls: x(1 + every call" in text
         assert "Pools: You 25 · Bot 25" in text
         await keys.send("down")

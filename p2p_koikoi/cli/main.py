@@ -10,6 +10,7 @@ from p2p_koikoi.cli import (
     host_cmd,
     id_cmd,
     join_cmd,
+    list_cmd,
     play_cmd,
     replay_cmd,
     resume_cmd,
@@ -36,6 +37,7 @@ app.command("arena")(arena_cmd.arena)
 app.command("verify")(verify_cmd.verify)
 app.command("replay")(replay_cmd.replay)
 app.command("export")(export_cmd.export)
+app.command("list")(list_cmd.list_)
 
 
 def main() -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from p2p_koikoi.app.closing import record_lines
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
 from p2p_koikoi.cli.netopts import print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
@@ -37,6 +40,7 @@ def play(
     except UnknownBotError as exc:
         raise fail(str(exc)) from None
     options = PracticeOptions(rules, bot, seed)
+    started = time.time()
     try:
         if use_table(plain):
             from p2p_koikoi.ui.terminal import run_at_table
@@ -48,7 +52,23 @@ def play(
                 raise fail("you left before the match began", 1)
             result = at_table
         else:
-            result = trio.run(practice_match, options, PlainPlayer(0, write=stdout_write), stdout_write)
+            player = PlainPlayer(0, write=stdout_write, them="Bot")
+            result = trio.run(practice_match, options, player, stdout_write)
     except KeyboardInterrupt:
-        raise fail("interrupted", 130) from None
+        for line in record_lines(_written_since(started), finished=False):
+            typer.echo(line, err=True)
+        raise fail("interrupted: a practice match cannot be taken up again", 130) from None
     raise typer.Exit(print_result(result))
+
+
+def _written_since(started: float) -> Path | None:
+    """The record this run was writing when it was cut short (the newest one touched since it started)."""
+    from p2p_koikoi.app.listing import recent_records
+
+    for path in recent_records():
+        try:
+            if path.stat().st_mtime >= started - 1:
+                return path
+        except OSError:
+            continue
+    return None

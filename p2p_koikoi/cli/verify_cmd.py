@@ -13,7 +13,12 @@ from p2p_koikoi.cli.common import fail, one_line_errors
 
 @one_line_errors
 def verify(
-    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Records, transcripts, or folders of them.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE...", help="Records, transcripts, or folders of them; `last` or numbers from `koikoi list`."
+        ),
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes to use (default: every core).")] = None,
 ) -> None:
@@ -21,10 +26,12 @@ def verify(
     from rich.console import Console
     from rich.progress import Progress
 
+    from p2p_koikoi.app.listing import resolve_record
     from p2p_koikoi.app.records import InputError, expand_paths, verify_paths
     from p2p_koikoi.ui.verify_view import render_json, render_text
 
     try:
+        files = [resolve_record(f) for f in files]
         count = len(expand_paths(files))
         console = Console(stderr=True)
         with Progress(console=console, transient=True, disable=count < 2 or not console.is_terminal) as progress:

@@ -16,6 +16,7 @@ import trio
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.session.match_session import SOFTWARE
 from p2p_koikoi.wire import VERSION, Hello, RemoteProtocolError
+from p2p_koikoi.wire.keys import check_public_key
 
 __all__ = ["Greeting", "greet_as_guest", "greet_as_host"]
 
@@ -37,6 +38,9 @@ async def _receive_hello(channel: FramedChannel, deadline: float) -> Hello:
         raise ConnectionLost("the peer closed the connection before greeting")
     if not isinstance(frame, Hello):
         raise RemoteProtocolError("no-hello", "the peer did not start with a hello")
+    problem = check_public_key(frame.key)
+    if problem is not None:
+        raise RemoteProtocolError("bad-key", f"the peer's identity key {problem}")
     return frame
 
 

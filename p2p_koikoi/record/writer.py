@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from p2p_koikoi.record.format import FORMAT_VERSION, SUFFIX, secret_path, whole_frames_length
+from p2p_koikoi.record.format import FORMAT_VERSION, SUFFIX, entries_length, secret_path, whole_frames_length
 from p2p_koikoi.record.identity_names import short_fingerprint
 from p2p_koikoi.wire import SignedEntry, encode_frame
 from p2p_koikoi.wire.codec import pack
@@ -94,10 +94,10 @@ class RecordWriter:
 
     @classmethod
     def reopen(cls, path: Path, entries: int, *, secret: bytes | None = None) -> RecordWriter:
-        """Append to an existing record that holds ``entries`` entries, after cutting off any half
-        frame a crash left at its end."""
+        """Append to an existing record after its first ``entries`` entries, after cutting off any half
+        frame a crash left at its end (and an own claim the resumed match took back)."""
         data = path.read_bytes()
-        keep = whole_frames_length(data)
+        keep = min(whole_frames_length(data), entries_length(data, entries))
         writer = cls(path.parent, lambda: path.name, seat=0)
         writer.path = path
         writer._file = open(path, "r+b")  # noqa: SIM115 - kept open for the whole match

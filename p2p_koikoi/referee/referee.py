@@ -156,6 +156,11 @@ class Referee:
     # ------------------------------------------------------------------ queries
 
     @property
+    def next_seq(self) -> int:
+        """The sequence number of the next entry of the chain."""
+        return len(self.entries)
+
+    @property
     def over(self) -> bool:
         return self.end is not None and not self.end.resumable
 
@@ -239,6 +244,21 @@ class Referee:
                 raise LocalProtocolError(exc.reason, f"our own entry breaks a rule: {exc}") from None
             raise
 
+    def retract_claim(self, seat: int) -> bool:
+        """Take back ``seat``'s own abandonment claim at the end of the chain, before resuming: the other
+        seat may never have received it (a lost link is when claims are made), and both may have claimed
+        at once. A claim changes nothing but the ending, so the match stands as before it. If the other
+        seat did receive it, it sends it back when resuming, and the very same bytes join again."""
+        end, last = self.end, self.entries[-1] if self.entries else None
+        if end is None or not end.resumable or last is None or last.entry.author != seat:
+            return False
+        if last.entry.kind != "goodbye":
+            return False
+        self.entries.pop()
+        self.head = self.entries[-1].digest if self.entries else self.match_id
+        self.end = None
+        return True
+
     def _answers_finding(self, signed: SignedEntry) -> bool:
         """After a violation only the accusation of the seat not to blame may follow."""
         finding = self.finding
@@ -288,12 +308,14 @@ class Referee:
         _rules, _fingerprint, keys, nonces, _limit, _software = entry.body
         if self.expected is not None and (tuple(keys), tuple(nonces)) != self.expected:
             _fail(0, "bad-handshake", "the match entry names other keys or nonces", 0)
-        for seat in (0, 1):
-            problem = check_public_key(keys[seat])
-            if problem is not None:
-                _fail(0, "bad-key", f"seat {seat}'s key {problem}", seat)
+        problem = check_public_key(keys[0])
+        if problem is not None:  # nothing signed with it proves anything, so nobody is proved at fault
+            _fail(0, "bad-key", f"seat 0's key {problem}", None)
         self.keys = (keys[0], keys[1])
         self._verify(0, signed)
+        problem = check_public_key(keys[1])
+        if problem is not None:
+            _fail(0, "bad-key", f"seat 1's key {problem}", 1)
         self.match_id = match_id_of(self.keys, (nonces[0], nonces[1]))
         if entry.match_id != self.match_id:
             _fail(0, "bad-handshake", "the match id is not the one the keys and nonces derive", 0)

@@ -11,7 +11,9 @@ import textwrap
 
 from rich.text import Text
 
+from p2p_koikoi.app.decision import koikoi_risk
 from p2p_koikoi.app.tracker import short_name
+from p2p_koikoi.app.words import count
 from p2p_koikoi.engine import OutcomeKind, RoundResult, RoundScore, Termination
 from p2p_koikoi.ui.board import fit, rule
 from p2p_koikoi.ui.state import Overlay, TableState
@@ -30,10 +32,19 @@ def decision_panel(state: TableState, width: int) -> list[Text]:
     lines = [rule("You made a yaku: Shōbu or Koi-Koi?", width, "bold yellow")]
     if score is None:
         return lines
-    lines += _count_lines(score, width)
     verb = "score" if state.me == "You" else "scores"
-    lines.append(fit(f"  Shōbu now: {state.me} {verb} {score.payment}.", width, "bold"))
-    return lines
+    lines.append(fit(f"  Shōbu now: {state.me} {verb} {count(score.payment, 'point')}.", width, "bold"))
+    if state.view is not None and state.rules is not None:
+        risk = koikoi_risk(state.view, state.seat, state.rules, state.them)
+        lines += [fit(line, width) for line in _wrap(risk, width, "  ")]
+    for part in textwrap.wrap(f"{state.warning}.", width - 4) if state.warning else ():
+        lines.append(fit(f"  {part}", width, "bold red"))
+    return lines + _count_lines(score, width)  # the count last: a low window cuts it first
+
+
+def _wrap(text: str, width: int, indent: str) -> list[str]:
+    """Words wrapped to the width (never a word cut), each line indented."""
+    return textwrap.wrap(text, max(10, width - len(indent)), initial_indent=indent, subsequent_indent=indent + "  ")
 
 
 def _winner_line(state: TableState, result: RoundResult) -> str:
@@ -126,7 +137,8 @@ def final_screen(state: TableState, width: int) -> list[Text]:
     lines.append(Text())
     if state.record is not None:
         lines += _wrapped(f"Record saved: {state.record}", width)
-        lines += _wrapped(f"Check it with: koikoi verify {state.record}", width)
+        lines += _wrapped(f"Check it with: {state.command} verify {state.record}", width)
+        lines.append(fit("  (printed again on one line when you leave, to copy)", width, "dim"))
     else:
         lines.append(fit("  Where the record is saved is printed when you leave.", width, "dim"))
     lines.append(Text())

@@ -13,6 +13,7 @@ match, tells the opponent and is recorded.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +22,8 @@ from typing import Protocol
 import trio
 from rich.text import Text
 
+from p2p_koikoi.app.closing import koikoi_command
+from p2p_koikoi.app.coach import hint, pointless_koikoi
 from p2p_koikoi.app.follow import follow
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots.base import MatchContext
@@ -67,7 +70,7 @@ class TablePlayer:
     ) -> None:
         self.screen = screen
         by_seat = names if seat == 0 else (names[1], names[0])
-        self.state = TableState(seat=seat, names=by_seat, phase_text=waiting)
+        self.state = TableState(seat=seat, names=by_seat, phase_text=waiting, command=koikoi_command())
         self.assume_yes = assume_yes
         self.pause = pause
         self.ascii_only = ascii_only
@@ -79,10 +82,12 @@ class TablePlayer:
         self._idle = trio.Event()
         self._idle.set()
         self._picker: Picker | None = None
+        self._coach: tuple[Round, list[AnyAction], MatchContext] | None = None  # the open decision, for `h`
         self._answer: trio.MemorySendChannel[AnyAction | _Leave] | None = None
         self._overlays: list[tuple[str, Overlay]] = []
         self._question: trio.MemorySendChannel[bool | None] | None = None
         self._dismiss: trio.Event | None = None
+        self._deadline: float | None = None  # when the game moves for the person, while they decide
         self._teller = Teller(self.state.log, self.state.names, seat)
         if rules is not None:
             self.set_rules(rules)
@@ -101,13 +106,16 @@ class TablePlayer:
 
     def redraw(self) -> None:
         width, height = self.screen.size()
-        frame = self._spinner[int(trio.current_time() * 10) % len(self._spinner)]
+        now = trio.current_time()
+        if self._deadline is not None:
+            self.state.time_left = max(0, math.ceil(self._deadline - now))
+        frame = self._spinner[int(now * 10) % len(self._spinner)]
         self.screen.draw(render(self.state, width, height, spinner=frame, ascii_only=self.ascii_only))
 
     async def _spin(self) -> None:
         while True:
             await trio.sleep(0.1)
-            if waiting_text(self.state) is not None:
+            if waiting_text(self.state) is not None or self._deadline is not None:
                 self.redraw()
 
     async def _animate(self) -> None:
@@ -137,7 +145,11 @@ class TablePlayer:
             raise PlayerQuit("the player left")
         return answer
 
-    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+    async def choose(
+        self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
+    ) -> AnyAction:
+        """Wait for the person's keys; ``deadline`` (Trio time) is when the game moves for them, counted
+        down on screen, and the move it makes is then told as the game's, not theirs."""
         self.in_match = True
         await self.settle()
         if self.quit_requested.is_set():  # the person left while the screen caught up
@@ -150,16 +162,22 @@ class TablePlayer:
         picker = Picker(view, legal, state.seat)
         if picker.focus.mode == "decision":
             state.decision = shobu_now(view, state.seat, context.rules, context.points)
+            state.warning = pointless_koikoi(view, state.seat, context, state.them) or ""
         send, receive = trio.open_memory_channel[AnyAction | _Leave](1)
-        self._picker, self._answer = picker, send
+        self._picker, self._answer, self._coach = picker, send, (view, legal, context)
         state.focus = picker.focus
+        self._deadline = deadline
         self.redraw()
         try:
             answer = await receive.receive()
         finally:
-            self._picker = self._answer = None
+            self._picker = self._answer = self._coach = None
             state.focus = None
             state.decision = None
+            state.warning = ""
+            self._deadline = state.time_left = None
+            if deadline is not None and trio.current_time() >= deadline:
+                self._teller.timed_out = True
             self.redraw()
         if isinstance(answer, _Leave):
             raise PlayerQuit("the player left")
@@ -227,6 +245,8 @@ class TablePlayer:
             self._push("quit", quit_box(self.state, self.in_match))
         elif key == "?":
             self._push("help", help_box(self.state))
+        elif key == "h" and self._coach is not None:
+            self._push("help", Overlay("Hint", tuple(hint(*self._coach, them=state.them)), "any other key: close"))
         elif state.round_end is not None:
             if key in ("enter", "space", "esc") and self._dismiss is not None:
                 self._dismiss.set()

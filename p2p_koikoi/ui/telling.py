@@ -7,6 +7,7 @@ capture of a drawn card), so :class:`Teller` starts a line at a play and adds th
 
 from __future__ import annotations
 
+from p2p_koikoi.app.players import played_for_you
 from p2p_koikoi.engine import Event, cards_of
 from p2p_koikoi.session.match_session import SessionEvent
 
@@ -36,6 +37,7 @@ class Teller:
         self.names = names
         self.seat = seat
         self._turn: int | None = None  # whose turn the last line tells, to add to it
+        self.timed_out = False  # our next move is the one the turn limit made for us
 
     def line(self, text: str, seat: int | None = None) -> None:
         self.log.append(text)
@@ -60,6 +62,10 @@ class Teller:
         """One engine event in words (a yaku made or the round's end on a line of its own)."""
         seat, kind = move.seat, move.kind
         name = self.names[seat] if seat in (0, 1) else ""
+        if self.timed_out and seat == self.seat and kind in ("play", "capture", "koikoi", "stop", "exchange"):
+            self.timed_out = False
+            self.line(played_for_you(move), seat)
+            return
         if kind in ("play", "draw") and move.card is not None:
             self._tell(seat, kind, self._card_and_take(move), new_turn=kind == "play")
         elif kind == "capture" and move.captured:
