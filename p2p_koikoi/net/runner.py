@@ -19,8 +19,10 @@ the peer, the driver allows the peer's player the match's decision time limit
 plus a grace, then claims a stall (:meth:`MatchSession.peer_stalled`: the match
 is abandoned by the staller, never our forfeit); an automatic step gets
 ``step_deadline`` seconds, then the peer has vanished. Our own player has the
-time limit too: past it, the runner plays the first legal action for it, and a
-player that is :class:`Timed` is told the deadline before and the action after.
+time limit too: past it, the runner plays the first legal action for it. A
+player whose ``choose`` takes a ``deadline`` keyword (a person's table: it shows
+a countdown, and knows a decision cut at the deadline was the game's) gets the
+Trio time by which it must decide.
 If the match ends while the player decides (the peer left, or the connection
 broke), the decision is called off, so a person is told at once.
 
@@ -43,10 +45,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Protocol, TypeVar, cast, runtime_checkable
 
 import trio
 
@@ -57,7 +60,7 @@ from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
 from p2p_koikoi.wire import Frame, Ping, Pong, RemoteProtocolError, SignedEntry
 
-__all__ = ["Leaving", "MatchReport", "Notice", "Player", "PlayerQuit", "Timed", "Timing", "Watching", "run_match"]
+__all__ = ["Leaving", "MatchReport", "Notice", "Player", "PlayerQuit", "Timing", "Watching", "run_match"]
 
 T = TypeVar("T")
 Notice = Callable[[str], None]
@@ -93,19 +96,23 @@ class Watching(Protocol):
     def see(self, view: Round) -> None: ...
 
 
-@runtime_checkable
-class Timed(Protocol):
-    """A player who shows the decision time limit (a countdown) and says when it ran out.
+class _Countdown(Protocol):
+    """A player's ``choose`` that takes the decision's deadline: the :func:`trio.current_time` by which it
+    must be made. When it passes, ``choose`` is cancelled and the runner plays ``legal[0]``; the move
+    then comes in ``notify`` as usual (the player knows it was the game's: its deadline had passed)."""
 
-    Before each ``choose`` under a limit, ``set_deadline`` gets the :func:`trio.current_time` by which
-    the decision must be made, and ``None`` once it is over (made, timed out or called off). When the
-    limit passes first, ``choose`` is cancelled, ``timed_out`` gets the action the runner plays for
-    the player (the first legal one), and the move then comes in ``notify`` as usual.
-    """
+    async def __call__(
+        self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
+    ) -> AnyAction: ...
 
-    def set_deadline(self, deadline: float | None) -> None: ...
 
-    def timed_out(self, action: AnyAction) -> None: ...
+def _countdown(player: Player) -> _Countdown | None:
+    """The player's ``choose`` if it takes a ``deadline`` keyword, else None (a bot needs none)."""
+    try:
+        takes = "deadline" in inspect.signature(player.choose).parameters
+    except (TypeError, ValueError):
+        return None
+    return cast(_Countdown, player.choose) if takes else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +191,7 @@ class _Run:
         self.floor = floor  # how long the peer has held the floor
         self.shown: object = None  # what a watching player last saw
         self.quit_requested = player.quit_requested if isinstance(player, Leaving) else None
-        self.timed = player if isinstance(player, Timed) else None
+        self.countdown = _countdown(player)
 
     async def play(self) -> None:
         async with trio.open_nursery() as nursery:
@@ -432,24 +439,18 @@ class _Run:
         assert view is not None
         limit = session.turn_limit
         deadline = trio.current_time() + limit if limit else math.inf
-        timed = self.timed if limit else None
-        if timed is not None:
-            timed.set_deadline(deadline)
+        countdown = self.countdown if limit else None
         try:
-            action = await self.ask(lambda: self.player.choose(view, legal, context), deadline)
+            if countdown is not None:
+                action = await self.ask(lambda: countdown(view, legal, context, deadline=deadline), deadline)
+            else:
+                action = await self.ask(lambda: self.player.choose(view, legal, context), deadline)
         except PlayerQuit as exc:
             session.quit(str(exc) or "the player left")
             return
-        finally:
-            if timed is not None:
-                timed.set_deadline(None)
         if session.waiting is not Waiting.MOVE:
             return  # the match ended while the player chose
-        if action is None:
-            action = legal[0]
-            if timed is not None:
-                timed.timed_out(action)
-        session.submit(action)
+        session.submit(legal[0] if action is None else action)  # the time limit passed: the first legal one
 
     def context(self) -> MatchContext:
         session = self.session
