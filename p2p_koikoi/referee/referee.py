@@ -170,7 +170,7 @@ class Referee:
         return floor(self.stage, self.step, self.round, self.gaji_pending, self.key_out)
 
     def state_hash(self) -> bytes:
-        return state_hash(self.stage, self.step, self.round_number, self.redeal, self.match, self.round)
+        return state_hash(self.stage, self.step, self.round_number, self.deal_redeal(), self.match, self.round)
 
     def next_writer(self) -> int | None:
         """Who held the floor when the entries stopped (None once the match is over)."""
