@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import trio
 import trio.testing
@@ -33,8 +34,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.engine import PRESETS, preset
-from p2p_koikoi.fairness import Deck, FairDeal, Step
-from p2p_koikoi.fairness.messages import Commit, Message
+from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Step
+from p2p_koikoi.fairness.messages import Commit
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import greet_as_guest, greet_as_host
 from p2p_koikoi.net.runner import run_match
@@ -126,6 +127,17 @@ def crash_sample(seed: int) -> Path:
     return target
 
 
+def crash_sample_cut_mid_round(seed: int, tries: int = 6) -> Path:
+    """The kill lands wherever the match is; the sample shows a round cut short, so kill again until it does."""
+    from p2p_koikoi.app.replay import load_replay
+
+    for attempt in range(tries):
+        target = crash_sample(seed + attempt)
+        if load_replay(target).rounds[-1].played.deal is None:
+            return target
+    raise SystemExit(f"no kill in {tries} tries cut a round short")
+
+
 class StackingDeal(FairDeal):
     """Seat 0's side of a deal, with its first deck pass re-ordered after it was computed."""
 
@@ -145,18 +157,12 @@ class StackingDeal(FairDeal):
 class StackingHost(MatchSession):
     """The host's session, stacking the deck of round 1 (and playing honestly otherwise)."""
 
-    def _start_deal(self) -> None:
-        super()._start_deal()
-        deal = self._deal
-        if self.round_number == 1 and deal is not None and self.redeal == 0 and self.rules is not None:
-            dealer = self.match.dealer if self.match is not None and self.match.dealer is not None else 0
-            secret = self._secret_for(deal.context)
-            stacked = StackingDeal(
-                deal.context, 0, self.keys, secret, pattern=self.rules.deal_pattern, dealer_seat=dealer
-            )
-            queued: list[Message] = list(stacked.start().send)  # the same commitment as the one queued
-            assert queued == [m for m in self._queue if isinstance(m, Commit)]
-            self._deal = stacked
+    def new_deal(
+        self, context: DealContext, seat: int, keys: tuple[bytes, bytes], secret: bytes, **layout: Any
+    ) -> FairDeal:
+        if context.round == 1 and context.redeal == 0:
+            return StackingDeal(context, seat, keys, secret, **layout)
+        return super().new_deal(context, seat, keys, secret, **layout)
 
 
 def cheat_sample() -> Path:
@@ -200,7 +206,7 @@ def check(path: Path) -> None:
 def main() -> None:
     made = [preset_sample(name, seed) for seed, name in enumerate(PRESETS, start=1)]
     made.append(cheat_sample())
-    made.append(crash_sample(99))
+    made.append(crash_sample_cut_mid_round(99))
     for path in made:
         check(path)
 

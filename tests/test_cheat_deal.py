@@ -19,10 +19,10 @@ from test_cheat_support import Liar, assert_caught, verify_record
 
 from p2p_koikoi.engine import preset
 from p2p_koikoi.engine.cards import Card
-from p2p_koikoi.fairness import Deck, FairDeal, Keys, Reveal, parse_message
+from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Keys, Reveal, parse_message
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
 from p2p_koikoi.session.match_session import MatchSession, Stage
-from p2p_koikoi.testing_adversary import duel
+from p2p_koikoi.testing.adversary import duel
 
 RULES = preset("nintendo")
 CHEATER = 1  # the guest cheats; test_cheat_moves has the host cheat too
@@ -44,9 +44,13 @@ class ChosenPermutation(MatchSession):
     """Shuffles with a permutation of its choosing (none at all: the identity), not the one its secret
     derives. Every point is still a masked card, so nothing is wrong until the secret comes out."""
 
-    def deal_started(self, fair: FairDeal) -> None:
-        if fair.context.round:
+    def new_deal(
+        self, context: DealContext, seat: int, keys: tuple[bytes, bytes], secret: bytes, **layout: Any
+    ) -> FairDeal:
+        fair = super().new_deal(context, seat, keys, secret, **layout)
+        if context.round:
             fair._mine = dataclasses.replace(fair._mine, permutation=tuple(range(48)))
+        return fair
 
 
 async def test_a_chosen_permutation_is_caught_at_the_audit(tmp_path: Path) -> None:

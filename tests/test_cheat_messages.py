@@ -17,7 +17,7 @@ from test_cheat_support import assert_caught, at_move, fork, last_own_entry, not
 
 from p2p_koikoi.engine import preset
 from p2p_koikoi.session.match_session import MatchSession, Stage
-from p2p_koikoi.testing_adversary import duel, forge, seeded_key, signing_key
+from p2p_koikoi.testing.adversary import duel, forge, seeded_key, signing_key
 from p2p_koikoi.wire import SignedEntry, public_bytes
 from p2p_koikoi.wire.frames import Frame
 

@@ -59,7 +59,7 @@ class Point:
 
     def fresh(self) -> MatchSession:
         session = self.session
-        return copy.deepcopy(session, {id(session._identity): session._identity})
+        return copy.deepcopy(session, {id(session.identity): session.identity})
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def played(rules_name: str, seed: int) -> Played:
                     continue
                 label = _label(receiver, signed)
                 if label not in points:
-                    snapshot = copy.deepcopy(receiver, {id(receiver._identity): receiver._identity})
+                    snapshot = copy.deepcopy(receiver, {id(receiver.identity): receiver.identity})
                     points[label] = Point(snapshot, signed, keys[seat], label)
                 receiver.receive(signed)
         for seat, session in enumerate(sessions):

@@ -238,9 +238,9 @@ class Referee:
         try:
             self.feed(signed)
         except Violation as exc:
-            if exc.finding.blame == signed.entry.author or (exc.finding.blame is None and exc.finding.entry == len(
-                self.entries
-            )):
+            if exc.finding.blame == signed.entry.author or (
+                exc.finding.blame is None and exc.finding.entry == len(self.entries)
+            ):
                 raise LocalProtocolError(exc.reason, f"our own entry breaks a rule: {exc}") from None
             raise
 
@@ -308,12 +308,14 @@ class Referee:
         _rules, _fingerprint, keys, nonces, _limit, _software = entry.body
         if self.expected is not None and (tuple(keys), tuple(nonces)) != self.expected:
             _fail(0, "bad-handshake", "the match entry names other keys or nonces", 0)
-        for seat in (0, 1):
-            problem = check_public_key(keys[seat])
-            if problem is not None:
-                _fail(0, "bad-key", f"seat {seat}'s key {problem}", seat)
+        problem = check_public_key(keys[0])
+        if problem is not None:  # nothing signed with it proves anything, so nobody is proved at fault
+            _fail(0, "bad-key", f"seat 0's key {problem}", None)
         self.keys = (keys[0], keys[1])
         self._verify(0, signed)
+        problem = check_public_key(keys[1])
+        if problem is not None:
+            _fail(0, "bad-key", f"seat 1's key {problem}", 1)
         self.match_id = match_id_of(self.keys, (nonces[0], nonces[1]))
         if entry.match_id != self.match_id:
             _fail(0, "bad-handshake", "the match id is not the one the keys and nonces derive", 0)

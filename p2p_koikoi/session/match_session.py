@@ -46,7 +46,7 @@ from p2p_koikoi.engine import (
     parse_rules,
 )
 from p2p_koikoi.engine.cards import month_mask
-from p2p_koikoi.fairness import FairDeal, Message, Step
+from p2p_koikoi.fairness import DealContext, FairDeal, Message, Step
 from p2p_koikoi.referee import (
     Claim,
     Ending,
@@ -173,7 +173,7 @@ class MatchSession:
         # only in a private sidecar file next to our record while the match can be resumed.
         self.master_secret = master_secret if master_secret is not None else secrets.token_bytes(32)
         self.knowledge = SeatKnowledge(seat, self.master_secret)
-        self.knowledge.on_deal = self.deal_started
+        self.knowledge.make_deal = self.new_deal
         self.referee = Referee(self.knowledge, _Teller(self), keys=self.keys, nonces=nonces)
         self.match_id = self.referee.match_id
         self._offered = rules
@@ -190,10 +190,6 @@ class MatchSession:
             self._pump()
 
     # ------------------------------------------------------------------ queries
-
-    @property
-    def _identity(self) -> Ed25519PrivateKey:
-        return self.identity
 
     @property
     def chain(self) -> Referee:
@@ -335,9 +331,12 @@ class MatchSession:
         self.ending = MatchEnd(Ending.ABANDONED, self.seat, text, None, owed=self.seat)
         self.ended_by, self.end_text = SessionEnd.PEER_VANISHED, text
 
-    def deal_started(self, fair: FairDeal) -> None:
-        """Our side of a new deal was made. Does nothing: a seam for a test's cheating seat, which alters
-        its own deal here (before the deal's first message) rather than reaching into the session."""
+    def new_deal(
+        self, context: DealContext, seat: int, keys: tuple[bytes, bytes], secret: bytes, **layout: Any
+    ) -> FairDeal:
+        """Our side of a new deal (``layout``: its deal pattern and dealer). A seam: a test's cheating seat
+        deals otherwise here (another permutation, a stacked deck) rather than reaching into the session."""
+        return FairDeal(context, seat, keys, secret, **layout)
 
     # ------------------------------------------------------- restore and resume
 
