@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
+from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors, run_trio, say_interrupted
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 from p2p_koikoi.net import DEFAULT_PORT
@@ -40,7 +40,6 @@ def host(
     plain: PlainOption = False,
 ) -> None:
     """Host a match: listen for one opponent on IPv4 and IPv6, then play."""
-    import trio
 
     from p2p_koikoi.app.netplay import HostOptions, host_match
     from p2p_koikoi.net.framed import ConnectionLost
@@ -78,11 +77,12 @@ def host(
                 raise fail("you left before a guest came", 1)
             result = at_table
         else:
-            result = trio.run(host_match, options, player_for, say, confirm)
+            result = run_trio(host_match, options, player_for, say, confirm)
     except OSError as exc:
         raise fail(f"cannot listen on port {port}: {exc.strerror or exc}") from None
     except ConnectionLost as exc:
         raise fail(str(exc), 1) from None
     except KeyboardInterrupt:
+        say_interrupted(replay_dir)  # where the record is, and how to resume
         raise fail("interrupted", 130) from None
     raise typer.Exit(print_result(result))
