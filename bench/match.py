@@ -23,8 +23,6 @@ server over socket.io plays about 2.5 games/s with no cryptography at all.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import multiprocessing as mp
 import os
@@ -32,10 +30,8 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +46,9 @@ from p2p_koikoi.net.tcp import Address, dial, listen
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.wire import public_bytes
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from trees import unpacked
 
 
 def _record(directory: str | None, seat: int, tag: str) -> RecordWriter | None:
@@ -149,21 +148,6 @@ def row(label: str, outs: list[dict[str, Any]]) -> str:
         f"{1 / statistics.mean(walls):>10.2f} {statistics.mean(sent) / 1024:>8.1f} "
         f"{statistics.mean(o['host']['entries'] for o in outs):>8.0f} {statistics.mean(cpu):>19.2f}"
     )
-
-
-@contextlib.contextmanager
-def unpacked(ref: str) -> Iterator[Path]:
-    """The tree of commit ``ref``, unpacked into a temporary folder (removed afterwards)."""
-    tar = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", ref], capture_output=True, check=False)
-    if tar.returncode != 0:
-        raise SystemExit(f"bench: cannot read commit {ref}: {tar.stderr.decode().strip()}")
-    folder = Path(tempfile.mkdtemp(prefix="koikoi-vs-"))
-    try:
-        with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as archive:
-            archive.extractall(folder, filter="data")
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def match_in(tree: Path, rules_text: str, bot: str, seed: int, directory: str | None) -> dict[str, Any]:

@@ -119,7 +119,7 @@ def verify_record(path: Path) -> Verdict:
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
     )
     assert "Traceback" not in done.stderr, done.stderr
-    output = json.loads(done.stdout)
+    (output,) = json.loads(done.stdout)  # always a list, one report per file
     finding = output.get("failure") or {}
     return Verdict(
         done.returncode, output["verdict"], finding.get("reason"), finding.get("blame"), finding.get("entry"), output

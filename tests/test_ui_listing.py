@@ -5,6 +5,7 @@ works from here and the path whole."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,30 +13,37 @@ from pathlib import Path
 
 import pytest
 
-SAMPLES = Path(__file__).resolve().parent.parent / "replays"
 
-
-def koikoi(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def koikoi(home: Path, *args: str, typed: str = "") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "KOIKOI_HOME": str(home)}
     return subprocess.run(
-        [sys.executable, "-m", "p2p_koikoi", *args], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "p2p_koikoi", *args], env=env, input=typed, capture_output=True, text=True, timeout=120
     )
 
 
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two practice matches played through the real program: one played out (choice 1 every time,
+    which calls Shōbu whenever it is offered), one left at once (the input ends: a forfeit)."""
+    home = tmp_path_factory.mktemp("made")
+    finished = koikoi(home, "play", "--rounds", "3", "--bot", "random", "--seed", "2", typed="1\n" * 400)
+    assert finished.returncode == 0, finished.stdout[-2000:] + finished.stderr
+    koikoi(home, "play", "--rounds", "3", "--bot", "random", "--seed", "3", typed="")
+    return home
+
+
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    """A data folder holding three of the sample matches under record names, oldest to newest: a finished
-    nintendo match, a cheat caught in the deal, and a match cut short by a crash (its secret kept)."""
+def home(made: Path, tmp_path: Path) -> Path:
+    """Three records, oldest to newest: the match played out, the one left at once, and a copy of the
+    first cut in half as a crash would leave it, its secret still beside it (so it can be resumed)."""
     folder = tmp_path / "data" / "replays"
-    folder.mkdir(parents=True)
-    names = {
-        "nintendo.koikoi": "20261101-100000-aaaaaaaa-bbbbbbbb-nintendo-host.koikoi",
-        "cheat-stacked-deck.koikoi": "20261102-100000-cccccccc-dddddddd-lemme-guest.koikoi",
-        "crash-killed-guest.koikoi": "20261103-100000-eeeeeeee-ffffffff-nintendo-host.koikoi",
-    }
-    for sample, name in names.items():
-        shutil.copy(SAMPLES / sample, folder / name)
-    (folder / (names["crash-killed-guest.koikoi"] + ".secret")).write_bytes(b"\0" * 32)
+    shutil.copytree(made / "data" / "replays", folder)
+    played, left = sorted(folder.iterdir())
+    played = played.rename(folder / ("20261101-100000-" + played.name[16:]))
+    left.rename(folder / ("20261102-100000-" + left.name[16:]))
+    cut = folder / ("20261103-100000-" + played.name[16:])
+    cut.write_bytes(played.read_bytes()[: played.stat().st_size // 2])
+    (folder / (cut.name + ".secret")).write_bytes(b"\0" * 32)
     return tmp_path
 
 
@@ -43,12 +51,12 @@ def test_list_shows_the_newest_first_with_result_and_verdict(home: Path) -> None
     run = koikoi(home, "list")
     assert run.returncode == 0, run.stderr
     rows = [line for line in run.stdout.splitlines() if line[:4].strip().rstrip(".").isdigit()]
-    assert len(rows) == 3
-    assert rows[0].startswith("  1. 2026-11-03 10:00 UTC") and "(resumable)" in rows[0]
-    assert rows[1].startswith("  2. 2026-11-02") and "[failed]" in rows[1]
+    assert len(rows) == 3, run.stdout
+    assert rows[0].startswith("  1. 2026-11-03 10:00 UTC") and "unfinished" in rows[0] and "(resumable)" in rows[0]
+    assert rows[1].startswith("  2. 2026-11-02") and "you lost (you left)" in rows[1] and "[verified]" in rows[1]
     assert rows[2].startswith("  3. 2026-11-01") and "[verified]" in rows[2]
-    assert "key bbbbbbbb" in rows[2]  # the host's copy: the opponent is the guest
-    assert "nintendo" in rows[2] and ("you won" in rows[2] or "you lost" in rows[2] or "drawn" in rows[2])
+    assert re.search(r"(you won|you lost|drawn), \d+ to \d+", rows[2])
+    assert all("the bot (practice)" in row and "nintendo rounds=3" in row for row in rows)
     assert "replay last" in run.stdout
 
 
@@ -58,7 +66,10 @@ def test_last_and_numbers_name_records(home: Path) -> None:
     oldest = koikoi(home, "verify", "3")
     assert oldest.returncode == 0 and "20261101" in oldest.stdout
     replay = koikoi(home, "replay", "3", "--plain")
-    assert replay.returncode == 0 and "Rules: nintendo" in replay.stdout
+    assert replay.returncode == 0 and "Rules: nintendo rounds=3" in replay.stdout
+    # a practice replay names you and the bot, never the host and the guest
+    assert "Your hand: " in replay.stdout and "Bot's hand: " in replay.stdout
+    assert not re.search(r"\b(Host|Guest)\b|You (plays|draws|takes|deals)\b", replay.stdout), replay.stdout
     missing = koikoi(home, "replay", "9")
     assert missing.returncode == 2
     assert missing.stderr.strip() == "koikoi: there is no record number 9: `koikoi list` shows 1 to 3"

@@ -9,6 +9,7 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from p2p_koikoi.record.reader import read_record
@@ -28,13 +29,15 @@ def answer(transcript: str, count: int) -> str:
     return "1"
 
 
-def test_a_whole_practice_match_through_pipes(tmp_path: Path) -> None:
+def converse(tmp_path: Path, seed: int, reply: Callable[[str], str | None]) -> tuple[int | None, str]:
+    """``koikoi play`` through pipes, answered as a person would: each time the output so far ends in a
+    question, ``reply(transcript)`` gives the line to type (None: keep waiting). Returns the exit code
+    and the whole transcript, the typed lines included."""
     env = {**os.environ, "KOIKOI_HOME": str(tmp_path)}
-    command = [sys.executable, "-m", "p2p_koikoi", "play", "--rounds", "3", "--bot", "random", "--seed", "4"]
+    command = [sys.executable, "-m", "p2p_koikoi", "play", "--rounds", "3", "--bot", "random", "--seed", str(seed)]
     process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdin is not None and process.stdout is not None
     transcript = ""
-    answers = 0
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline:
@@ -45,16 +48,32 @@ def test_a_whole_practice_match_through_pipes(tmp_path: Path) -> None:
             if not chunk:
                 break
             transcript += chunk
-            prompt = PROMPT.search(transcript)
-            if prompt:
-                process.stdin.write((answer(transcript, int(prompt.group(1))) + "\n").encode())
+            typed = reply(transcript)
+            if typed is not None:
+                process.stdin.write(typed.encode())
                 process.stdin.flush()
-                transcript += "\n"
-                answers += 1
+                transcript += typed
         process.wait(timeout=30)
     finally:
         process.kill()
-    assert process.returncode == 0, transcript[-2000:]
+    return process.returncode, transcript
+
+
+def test_a_whole_practice_match_through_pipes(tmp_path: Path) -> None:
+    answers = 0
+
+    def reply(transcript: str) -> str | None:
+        nonlocal answers
+        if transcript.endswith("Another match under the same rules? [r: yes, Enter: leave] "):
+            return "\n"  # Enter: leave
+        prompt = PROMPT.search(transcript)
+        if prompt is None:
+            return None
+        answers += 1
+        return answer(transcript, int(prompt.group(1))) + "\n"
+
+    code, transcript = converse(tmp_path, 4, reply)
+    assert code == 0, transcript[-2000:]
     assert answers >= 3 * 4  # a round has at least a few choices of ours
 
     assert "\x1b" not in transcript, "plain output must hold no terminal escapes (no redraws)"
@@ -111,3 +130,25 @@ def test_the_end_of_the_input_leaves_the_match(tmp_path: Path) -> None:
     code, out = run_plain(tmp_path, "")
     assert "Bot wins the match (by forfeit)" in out
     assert code == 1
+
+
+def test_r_after_a_match_plays_another_under_the_same_rules(tmp_path: Path) -> None:
+    asked = 0
+
+    def reply(transcript: str) -> str | None:
+        nonlocal asked
+        if transcript.endswith("[r: yes, Enter: leave] "):
+            asked += 1
+            return "r\n"
+        if transcript.endswith("q to leave]: "):
+            return "q\n" if asked else "1\n"  # the first match played out, the second left at once
+        return "y\n" if transcript.endswith("[y/n] ") else None
+
+    code, transcript = converse(tmp_path, 6, reply)
+    assert asked == 1, transcript[-2000:]
+    assert transcript.count("Practice against the random bot: nintendo rounds=3, 3 rounds.") == 2
+    first = transcript.split("Another match under the same rules?", 1)[1]
+    assert re.search(r"^Record saved: .+-host\.koikoi$", first, re.MULTILINE)  # the first match's record
+    assert "Bot wins the match (by forfeit)" in first
+    assert code == 1
+    assert len(list((tmp_path / "data" / "replays").glob("*.koikoi"))) == 2

@@ -110,7 +110,7 @@ def test_the_first_screen_of_a_round() -> None:
         "Willow",
         "Paulownia",
     }
-    assert set(kinds) <= {"Bright", "Animal", "Ribbon", "Plain", "Poem", "Blue", "rib."}
+    assert set(kinds) <= {"Bright", "Animal", "Ribbon", "Plain", "Poem", "Blue", "rib.", "Lightning"}
     assert lines[-1].startswith("1-8 or ←→ and Enter: play that card")
     assert lines[-2].startswith("▶ 1: ")
 
@@ -171,7 +171,10 @@ def test_the_status_line_tells_the_calls_and_what_they_multiply(
     first = text(state_for(rnd, rules=preset(rules_name))).splitlines()[0]
     assert shown in first
     if sum(calls):
-        assert "called Koi-Koi ×" in text(state_for(rnd))
+        screen = text(state_for(rnd))
+        assert "· called Koi-Koi" in screen and "called Koi-Koi ×" not in screen  # × is for multipliers only
+        if calls[0] == 2:
+            assert "── You · called Koi-Koi 2 times" in screen
 
 
 def test_a_long_status_line_says_less_rather_than_cut_the_multiplier() -> None:

@@ -121,12 +121,19 @@ async def play_on(
     ``channel`` None means: reconnect first (``koikoi resume`` after a crash).
     """
     lost_at: float | None = None
+    sent = received = 0  # over every connection of this run, for the closing line
+
+    def counted(report: MatchReport) -> MatchReport:
+        return dataclasses.replace(
+            report, bytes_sent=sent + report.bytes_sent, bytes_received=received + report.bytes_received
+        )
+
     floor = FloorClock()  # a peer that reconnects does not get its decision time again
     while True:
         if channel is None:
             channel = await _come_back(plan, session, identity, say, lost_at)
             if channel is None:
-                return await _abandon(session, player, record, plan)
+                return counted(await _abandon(session, player, record, plan))
             say("Connection back; the match goes on.")
         try:
             report = await run_match(
@@ -138,8 +145,9 @@ async def play_on(
         if report.ended_by != "disconnected" or session.waiting is Waiting.DONE:
             if record is not None and not can_resume(session):
                 record.forget_secret()
-            return report
+            return counted(report)
         lost_at = report.lost_at
+        sent, received = sent + report.bytes_sent, received + report.bytes_received
         channel = None
 
 

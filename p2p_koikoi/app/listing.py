@@ -72,25 +72,30 @@ def _opponent(path: Path, report: VerifyReport) -> str:
 
 
 def _result(report: VerifyReport) -> str:
+    """The match's result from the writer's side, in a few words."""
     end = report.ending
     seat = report.writer_seat if report.writer_seat is not None else 0
-    if end is None or end.how == "unfinished":
+    how = str(end.how) if end is not None else "unfinished"
+    if end is None or how == "unfinished":
         return "unfinished"
-    outcome = end.outcome
     who = "you" if end.seat == seat else "they"
+    outcome = end.outcome
     if outcome is not None:
         score = f"{outcome.points[seat]} to {outcome.points[1 - seat]}"
         if outcome.winner is None:
             return f"drawn, {score}"
-        how = f" ({who} left)" if end.how == "quit" else ""
-        return ("you won" if outcome.winner == seat else "you lost") + f"{how}, {score}"
+        left = f" ({who} left)" if how in ("quit", "forfeit") else ""
+        return ("you won" if outcome.winner == seat else "you lost") + f"{left}, {score}"
     return {
         "declined": "declined the rules",
         "quit": f"{who} left",
+        "forfeit": f"{who} left",
+        "abandoned": "abandoned (a player was gone)",
         "peer-gone": "the connection was lost",
         "violation": "stopped by a cheat",
+        "disputed": "disputed",
         "failed": "stopped by a check that failed",
-    }.get(end.how, end.how.replace("-", " "))
+    }.get(how, how.replace("-", " "))
 
 
 def _date(path: Path) -> str:
@@ -110,7 +115,7 @@ def list_records(directory: Path | None = None, limit: int = 10, jobs: int | Non
     out = []
     for number, (path, report) in enumerate(zip(paths, reports, strict=True), 1):
         verdict = report.verdict + ("" if report.complete else ", cut short")
-        resumable = secret_path(path).exists() and _result(report) == "unfinished"
+        resumable = secret_path(path).exists() and _result(report).startswith(("unfinished", "abandoned"))
         listed = Listed(
             number, path, _date(path), _opponent(path, report), report.rules or "?", _result(report), verdict, resumable
         )

@@ -24,7 +24,7 @@ from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.app.words import count, how_round_ended
 from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import AnyAction, Round, RuleSet, cards_of, preset
-from p2p_koikoi.engine.match import RoundResult
+from p2p_koikoi.engine.match import Match, RoundResult
 from p2p_koikoi.engine.round import OutcomeKind, Phase
 from p2p_koikoi.engine.ruledoc import describe, yaku_table_lines
 from p2p_koikoi.net.runner import PlayerQuit
@@ -85,9 +85,14 @@ class PlainPlayer:
         self._rules = context.rules
         ordered = decision_order(legal) if view.phase is Phase.DECISION else legal
         self._say_turn(view, ordered, context, deadline)
+        answered = False
         try:
-            return await self._answer(view, ordered, context, deadline)
+            action = await self._answer(view, ordered, context, deadline)
+            answered = True
+            return action
         finally:
+            if not answered:
+                self._write("")  # the question was called off: end its line before what comes next
             if deadline is not None and trio.current_time() >= deadline:
                 self._timed_out = True
                 self._lines.forget_typed_ahead()
@@ -171,6 +176,11 @@ class PlainPlayer:
         self._write(f"Yaku under these rules ({rules.format()}):")
         for line in yaku_table_lines(rules):
             self._write(f"  {line}")
+
+    def caught_up(self, match: Match, rules: RuleSet | None) -> None:
+        """A resumed match: the rounds played before, for the table of rounds at the end."""
+        self._rules = rules or self._rules
+        self._results = [r for r in match.results if r.outcome.kind is not OutcomeKind.REDEAL]
 
     async def notify(self, events: list[SessionEvent]) -> None:
         for event in events:

@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 import trio
 
-from p2p_koikoi.app.words import count, how_match_ended, how_round_ended
+from p2p_koikoi.app.words import count, how_match_ended, how_round_ended, reason_words
 from p2p_koikoi.bots.base import Agent, MatchContext
 from p2p_koikoi.engine import AnyAction, Event, Round, RuleSet, cards_of
 from p2p_koikoi.session.match_session import SessionEvent
 
-__all__ = ["BotPlayer", "event_lines", "played_for_you"]
+__all__ = ["BotPlayer", "event_lines", "played_for_you", "told"]
 
 
 _SECOND_PERSON = {
@@ -27,7 +27,7 @@ _SECOND_PERSON = {
 }
 
 
-def _told(subject: str, text: str) -> str:
+def told(subject: str, text: str) -> str:
     """``You plays X, takes Y`` reads ``You play X, take Y``: the engine tells moves in the third person,
     so every verb that opens a clause turns to the second person for our own seat."""
     if subject != "You":
@@ -88,7 +88,7 @@ def event_lines(events: list[SessionEvent], seat: int, them: str = "Opponent", *
                     made = ", ".join(f"{y.yaku.display_name} {count(y.points, 'point')}" for y in e.yaku)
                     out.append(f"{who(e.seat)} {'have' if e.seat == seat else 'has'} {made}.")
                 else:
-                    out.append(f"{_told(who(e.seat), e.text)}." if e.seat in (0, 1) else f"{e.text}.")
+                    out.append(f"{told(who(e.seat), e.text)}." if e.seat in (0, 1) else f"{e.text}.")
         elif event.kind == "result" and event.result is not None:
             result = event.result
             score = result.score
@@ -109,7 +109,7 @@ def event_lines(events: list[SessionEvent], seat: int, them: str = "Opponent", *
                     f"({how_match_ended(outcome.termination)}), {outcome.points[seat]} to {outcome.points[1 - seat]}."
                 )
         elif event.kind in ("peer-left", "failed"):
-            out.append(event.text)
+            out.append(reason_words(event.text))
     return out
 
 
@@ -125,7 +125,11 @@ class BotPlayer:
     async def accept_rules(self, rules: RuleSet) -> bool:
         return True
 
-    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+    async def choose(
+        self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
+    ) -> AnyAction:
+        """The agent's move; ``deadline`` (the turn limit, as every player is told it) does not hurry a bot,
+        whose own time cap is far below any turn limit."""
         return await trio.to_thread.run_sync(self.agent.choose, view, legal, context)
 
     async def notify(self, events: list[SessionEvent]) -> None:

@@ -50,7 +50,7 @@ OPTIONS: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
     "decision-on": (
-        "What offers Koi-Koi or Shobu at the end of a turn.",
+        "What offers Koi-Koi or Shōbu at the end of a turn.",
         {
             "rise": "the player's yaku total is higher than at its last decision (a new yaku or a +1 card)",
             "new-yaku": "the player holds a yaku it did not hold at its last decision",
@@ -75,18 +75,18 @@ OPTIONS: dict[str, tuple[str, dict[str, str]]] = {
     "dealer-bonus": ("Points the dealer scores under exhausted=dealer-bonus.", {}),
     "sake-as-plain": ("Whether the sake cup also counts as a plain for Kasu.", {}),
     "viewing-yaku": ("Whether Hanami and Tsukimi (Flower and Moon Viewing) count.", {}),
-    "rain-in-sanko": ("Whether three lights including the rain man make Sanko.", {}),
-    "tane-void-with-inoshikacho": ("Whether Tane is void once Inoshikacho is made.", {}),
-    "tan-void-with-akatan-aotan": ("Whether Tan is void once Akatan, Aotan or Chofuku is made.", {}),
+    "rain-in-sanko": ("Whether three lights including the rain man make Sankō.", {}),
+    "tane-void-with-inoshikacho": ("Whether Tane is void once Inoshikachō is made.", {}),
+    "tan-void-with-akatan-aotan": ("Whether Tan is void once Akatan, Aotan or Chōfuku is made.", {}),
     "akatan-aotan": (
         "How the three poem ribbons and the three blue ribbons combine.",
         {
-            "chofuku": "both sets score Chofuku (10) in place of Akatan and Aotan",
+            "chofuku": "both sets score Chōfuku (10) in place of Akatan and Aotan",
             "both": "Akatan and Aotan simply add up",
             "triad": "Akatan and Aotan add up, plus the Triad (+3)",
         },
     ),
-    "set-extras": ("Whether Inoshikacho, Akatan, Aotan and Chofuku score +1 for each further card of their kind.", {}),
+    "set-extras": ("Whether Inoshikachō, Akatan, Aotan and Chōfuku score +1 for each further card of their kind.", {}),
     "hand-yaku": ("Whether Teshi and Kuttsuki in the dealt hand score 6 and end the round.", {}),
     "both-hand-yaku": (
         "What happens when both players are dealt a hand yaku.",

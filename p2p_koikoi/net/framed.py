@@ -16,13 +16,17 @@ import trio
 from p2p_koikoi.wire import FrameDecoder, encode, parse_frame
 from p2p_koikoi.wire.frames import Frame
 
-__all__ = ["ConnectionLost", "FramedChannel"]
+__all__ = ["ConnectionLost", "FramedChannel", "TimedOut"]
 
 READ_SIZE = 16384
 
 
 class ConnectionLost(Exception):
     """The stream closed, broke, or went silent past a deadline."""
+
+
+class TimedOut(ConnectionLost):
+    """The peer went silent, or too slow, past a deadline (the door counts these apart)."""
 
 
 class FramedChannel:
@@ -68,8 +72,8 @@ class FramedChannel:
                     raise ConnectionLost(f"the connection broke: {exc}") from None
             if scope.cancelled_caught:
                 if started is not None and trio.current_time() >= started + self._frame_deadline:
-                    raise ConnectionLost(f"a frame took longer than {self._frame_deadline:g} s to arrive")
-                raise ConnectionLost(f"the peer was silent for {idle:g} s")
+                    raise TimedOut(f"a frame took longer than {self._frame_deadline:g} s to arrive")
+                raise TimedOut(f"the peer was silent for {idle:g} s")
             self.bytes_received += len(data)
             self._decoder.receive_data(bytes(data))
             self.last_received = trio.current_time()

@@ -50,8 +50,13 @@ def examine(referee: Referee, accusation: Accusation) -> Finding | None:
         return _unlock_hand(referee, watch, messages, accuser, contribution) or _replay_moves(referee, accuser, watch)
     except CheatingDetected as exc:
         entry = watch.entry_of(exc.evidence[-1]) if exc.evidence else None
-        return Finding(entry if entry is not None else accusation.entry, str(exc.reason), f"deal: {exc.detail}",
-                       exc.blame, found_at=accusation.entry)
+        return Finding(
+            entry if entry is not None else accusation.entry,
+            str(exc.reason),
+            f"deal: {exc.detail}",
+            exc.blame,
+            found_at=accusation.entry,
+        )
 
 
 def _deal_messages(referee: Referee) -> list[tuple[int, int, Message]]:
@@ -125,8 +130,9 @@ def _unlock_hand(
             other = seen.get(card)
             if other is not None and other != position:
                 text = f"deal: {card.id} unlocks at positions {other} and {position}"
-                return Finding(index, str(Reason.DUPLICATE_CARD), text, 1 - accuser,
-                               found_at=referee.accusation_entry())
+                return Finding(
+                    index, str(Reason.DUPLICATE_CARD), text, 1 - accuser, found_at=referee.accusation_entry()
+                )
             seen[card] = position
             watch.cards.setdefault(position, card)
     return None
@@ -150,6 +156,11 @@ def _replay_moves(referee: Referee, accuser: int, watch: DealWatch) -> Finding |
         except IllegalActionError as exc:
             if seat in (CHANCE, accuser) or exc.rule == "gaji-blocked-by-hiki":
                 return None
-            return Finding(referee.history_entry(n), f"illegal-move:{exc.rule}", f"illegal move: {exc}", seat,
-                           found_at=referee.accusation_entry())
+            return Finding(
+                referee.history_entry(n),
+                f"illegal-move:{exc.rule}",
+                f"illegal move: {exc}",
+                seat,
+                found_at=referee.accusation_entry(),
+            )
     return None

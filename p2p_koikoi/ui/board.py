@@ -165,7 +165,8 @@ def player_lines(state: TableState, seat: int, width: int, rows: int) -> list[Te
             count = view.hand_size(seat)
             header += f" · {count} card{'' if count == 1 else 's'} in hand"
         if view.calls[seat]:
-            header += f" · called Koi-Koi ×{view.calls[seat]}"
+            times = view.calls[seat]
+            header += " · called Koi-Koi" + (f" {times} times" if times > 1 else "")
     if rows == 0:  # a low window: the header alone, with the captures counted and the nearest yaku
         taken = _captures(state, seat).bit_count()
         nearest = _tracker_rows(state, seat, width, 1)
@@ -308,17 +309,20 @@ def hand_lines(state: TableState, width: int) -> list[Text]:
 
 
 def log_lines(state: TableState, width: int, rows: int) -> list[Text]:
-    """The last ``rows`` screen lines of the log, each entry wrapped at word boundaries (never a
-    word cut), the newest entry in bold."""
+    """The newest entries of the log that fit in ``rows`` screen lines, each wrapped at word boundaries
+    (never a word cut, never an entry shown in part, unless the newest alone is too long), the newest
+    in bold."""
     if rows <= 0:
         return []
-    wrapped: list[Text] = []
-    for i, entry in enumerate(state.log[-rows:]):
-        style = "bold" if i == len(state.log[-rows:]) - 1 else ""
+    shown: list[Text] = []
+    for age, entry in enumerate(reversed(state.log[-rows:])):
         parts = textwrap.wrap(entry, max(10, width - 2), subsequent_indent="  ", break_on_hyphens=False) or [""]
-        wrapped += [fit("  " + part, width, style) for part in parts]
-    out = wrapped[-rows:]
-    return out + [Text() for _ in range(rows - len(out))]
+        lines = [fit("  " + part, width, "bold" if age == 0 else "") for part in parts]
+        if shown and len(shown) + len(lines) > rows:
+            break
+        shown = lines + shown
+    shown = shown[:rows]
+    return shown + [Text() for _ in range(rows - len(shown))]
 
 
 def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:

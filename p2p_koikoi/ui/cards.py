@@ -62,6 +62,8 @@ def kind_label(card: Card) -> str:
         return "Poem rib."
     if card.role is Role.BLUE_RIBBON:
         return "Blue rib."
+    if card.role is Role.LIGHTNING:  # a Plain by kind, but everyone (and the log) calls it the lightning
+        return "Lightning"
     return card.kind.name.capitalize()
 
 
@@ -92,8 +94,8 @@ def cell_width(screen_width: int) -> int:
 
 
 _SHORT_PLANTS = {"Wisteria": "Wistr.", "Chrysanth": "Chrys.", "Paulownia": "Paulo."}
-_SHORT_KINDS = {"Poem rib.": "Poem", "Blue rib.": "Blue"}
-_TINY_KINDS = {"Bright": "Brt.", "Animal": "Anim", "Ribbon": "Rib.", "Plain": "Pln."}
+_SHORT_KINDS = {"Poem rib.": "Poem", "Blue rib.": "Blue", "Lightning": "Lightn"}
+_TINY_KINDS = {"Bright": "Brt.", "Animal": "Anim", "Ribbon": "Rib.", "Plain": "Pln.", "Lightning": "Ltng"}
 
 
 def _words_for(card: Card, room: int) -> tuple[str, str]:
@@ -104,7 +106,7 @@ def _words_for(card: Card, room: int) -> tuple[str, str]:
         return name, kind
     if room >= 6:
         return _SHORT_PLANTS.get(name, name)[:room], _SHORT_KINDS.get(kind, kind)[:room]
-    kind = _SHORT_KINDS.get(kind, _TINY_KINDS.get(kind, kind))
+    kind = _TINY_KINDS.get(kind, _SHORT_KINDS.get(kind, kind))
     return name[:room], kind[:room]
 
 

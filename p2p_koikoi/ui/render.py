@@ -107,6 +107,8 @@ def render(
         lines = _too_small(width, height)
     elif state.final:
         lines = final_screen(state, width)
+        if len(lines) > height:  # a low window: the key to leave stays on its last line
+            lines = [*lines[: height - 1], lines[-1]]
     else:
         lines = _board(state, width, height, spinner)
     if state.overlay is not None:

@@ -56,6 +56,7 @@ class TableState:
     record: Path | None = None
     leaving: bool = False
     notice: str = ""  # a message from the use case (reconnecting...), shown until the next event
+    rematch_offered: bool = False  # the end screen offers another match under the same rules (r)
     command: str = "koikoi"  # how to run this program again (see app.closing.koikoi_command)
     time_left: int | None = None  # seconds until the game moves for the person, under a turn limit
 

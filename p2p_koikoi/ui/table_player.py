@@ -28,6 +28,7 @@ from p2p_koikoi.app.follow import follow
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import AnyAction, Event, OutcomeKind, Round, RuleSet, Termination
+from p2p_koikoi.engine.match import Match
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.net.runner import PlayerQuit
 from p2p_koikoi.session.match_session import SessionEvent
@@ -76,6 +77,7 @@ class TablePlayer:
         self.ascii_only = ascii_only
         self.quit_requested = trio.Event()
         self.in_match = False
+        self.rematch = False  # the person asked for another match at the end screen
         self._spinner = SPINNER_ASCII if ascii_only else SPINNER_UNICODE
         self._events: deque[SessionEvent | Round] = deque()
         self._wake = trio.Event()
@@ -157,6 +159,8 @@ class TablePlayer:
         state = self.state
         if state.rules is None:
             self.set_rules(context.rules)
+        if not state.round_number:  # a resumed match: the round's start was told before the crash
+            state.round_number, state.dealer = context.round_number, view.dealer
         state.view = view
         state.points = context.points
         picker = Picker(view, legal, state.seat)
@@ -207,6 +211,16 @@ class TablePlayer:
             start = rules.pool if rules.scoring is Scoring.POOL else 0
             self.state.points = (start, start)
 
+    def caught_up(self, match: Match, rules: RuleSet | None) -> None:
+        """A resumed match so far: its rounds (for the end table), points, round number and dealer."""
+        if rules is not None:
+            self.set_rules(rules)
+        state = self.state
+        state.results = list(match.results)
+        state.points = (match.points[0], match.points[1])
+        state.round_number = match.round_number
+        state.dealer = match.dealer
+
     def say(self, line: str) -> None:
         """A message from the use case (hosting on a port, reconnecting...): into the log, and beside the
         spinner during a match (where it says what is being waited for) until the next event."""
@@ -218,10 +232,12 @@ class TablePlayer:
     async def confirm(self, question: str) -> bool:
         return bool(await self._ask(question_box(question)))
 
-    async def finish(self, record: Path | None) -> None:
-        """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves."""
+    async def finish(self, record: Path | None, *, rematch: bool = False) -> None:
+        """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves, or,
+        when ``rematch`` is offered, asks for another match with ``r`` (then :attr:`rematch` is set)."""
         await self.settle()
         state = self.state
+        state.rematch_offered = rematch
         state.record = record
         state.final = True
         state.leaving = False
@@ -239,7 +255,10 @@ class TablePlayer:
         if self._overlays:
             self._press_in_overlay(key)
         elif state.final:
-            if key in ("enter", "space", "esc", "q") and self._dismiss is not None:
+            if key == "r" and state.rematch_offered and self._dismiss is not None:
+                self.rematch = True
+                self._dismiss.set()
+            elif key in ("enter", "space", "esc", "q") and self._dismiss is not None:
                 self._dismiss.set()
         elif key == "q":
             self._push("quit", quit_box(self.state, self.in_match))
