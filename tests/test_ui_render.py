@@ -385,3 +385,19 @@ def test_log_lines_wrap_at_words_and_a_fingerprint_is_never_cut() -> None:
     assert log[:2] == ["Bot plays Cherry curtain, takes Cherry plain; draws Pampas", "plain."]
     assert fingerprint in " ".join(log)
     assert "…" not in "".join(log)
+
+
+def test_every_koikoi_prompt_at_80_by_24_shows_the_whole_count_and_the_hand() -> None:
+    found = 0
+    for seed in range(400):
+        rnd = played(seed, 80, stop_at_decision=True, rules=preset("lemme"))
+        if rnd.phase is not Phase.DECISION or rnd.to_act != 0:
+            continue
+        found += 1
+        state = state_for(rnd)
+        assert state.decision is not None
+        screen = text(state)
+        for line in state.decision.lines():
+            assert line.rstrip() in screen, screen
+        assert "── Your hand · " in screen and "Koi-Koi: if Bot scores before you" in screen
+    assert found >= 5, "the seeds must give some Koi-Koi prompts"

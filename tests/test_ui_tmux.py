@@ -59,22 +59,22 @@ class Pane:
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", "play", *keys)
 
-    def settled(self) -> str:
+    def settled(self, history: bool = False) -> str:
         """The screen once two captures 40 ms apart agree: capture-pane may catch a frame half written."""
-        screen = self.screen()
+        screen = self.screen(history=history)
         while True:
             time.sleep(0.04)
-            again = self.screen()
+            again = self.screen(history=history)
             if again == screen:
                 return screen
             screen = again
 
-    def wait(self, test: object, timeout: float = 30.0, what: str = "") -> str:
-        """The settled screen, once ``test`` holds for it."""
+    def wait(self, test: object, timeout: float = 30.0, what: str = "", history: bool = False) -> str:
+        """The settled screen (with the lines scrolled off it, if ``history``), once ``test`` holds for it."""
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
-            screen = self.settled()
+            screen = self.settled(history)
             if test(screen):  # type: ignore[operator]
                 return screen
             time.sleep(0.02)
@@ -269,15 +269,16 @@ def test_a_window_below_the_least_says_how_big_to_make_it(tmp_path: Path) -> Non
 def test_a_dumb_terminal_plays_plain_and_says_so(tmp_path: Path) -> None:
     pane = start(tmp_path, 80, 24, term="dumb")
     try:
-        screen = pane.wait(lambda s: "Your choice [1-" in s, 60, "the first plain prompt")
+        screen = pane.wait(lambda s: "Your choice [1-" in s, 60, "the first plain prompt", history=True)
         assert "cannot redraw the table; playing in plain mode" in pane.screen(joined=True, history=True)
         assert "Your hand: " in screen and "  1. " in screen
         pane.keys("", "Enter")  # an empty line asks again, it does not leave
-        pane.wait(lambda s: "Type a number from 1 to" in s, 30, "the question again")
+        pane.wait(lambda s: "Type a number from 1 to" in s, 30, "the question again", history=True)
         pane.keys("1", "Enter")
-        pane.wait(lambda s: re.search(r"You (play|show) ", s) is not None, 30, "the move to be told")
+        pane.wait(lambda s: re.search(r"You (play|show) ", s) is not None, 30, "the move to be told", history=True)
         pane.keys("q", "Enter")
-        pane.wait(lambda s: "Leave the match? Leaving forfeits it: Bot wins." in s, 30, "the question before leaving")
+        leaving = "Leave the match? Leaving forfeits it: Bot wins."
+        pane.wait(lambda s: leaving in s, 30, "the question before leaving", history=True)
         pane.keys("y", "Enter")
         after = pane.wait(lambda s: "[exit" in s, 30, "the program to end")
         assert "Bot wins the match (by forfeit)" in pane.screen(joined=True, history=True)

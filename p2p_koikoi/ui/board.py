@@ -25,6 +25,7 @@ from p2p_koikoi.ui.state import TableState, waiting_text
 __all__ = [
     "capture_rows_wanted",
     "fit",
+    "hand_in_words",
     "hand_lines",
     "log_lines",
     "player_lines",
@@ -303,6 +304,19 @@ def hand_lines(state: TableState, width: int) -> list[Text]:
         here = i == focused
         markers.append(Text(f"{'▶' if here else ' '}{i + 1}{' +' if takes else ''}", style="bold"))
     return [header, *_cells(cards, markers, focused, width, dim)]
+
+
+def hand_in_words(state: TableState, width: int) -> list[Text]:
+    """Your hand as a line of names (wrapped, never cut), for while no card can be played (Koi-Koi or
+    Shōbu is open): it stays in sight in a third of the room the cells take."""
+    view = state.view
+    cards = list(cards_of(view.hands[state.seat])) if view is not None else []
+    header = rule(f"Your hand · {len(cards)} card{'' if len(cards) == 1 else 's'}", width)
+    names = ", ".join(c.display_name for c in cards) or "(empty)"
+    return [
+        header,
+        *(Text(part) for part in textwrap.wrap(names, max(10, width - 2), initial_indent="  ", subsequent_indent="  ")),
+    ]
 
 
 # -- the log and the prompt ----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from p2p_koikoi.ui.board import (
     capture_rows_wanted,
+    hand_in_words,
     hand_lines,
     log_lines,
     player_lines,
@@ -65,6 +66,7 @@ def _board(state: TableState, width: int, height: int, spinner: str) -> list[Tex
     table = table_lines(state, width)
     hand = hand_lines(state, width)
     if state.focus is not None and state.focus.mode == "decision":  # the count, and the hand still in sight
+        hand = hand_in_words(state, width)
         panel = decision_panel(state, width)
         room = height - len(top) - len(bottom) - len(table) - len(hand) - 2 - sum(rows)
         if room < len(panel):  # a low window: the compact table, and the players' headers alone
