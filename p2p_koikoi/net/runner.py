@@ -53,7 +53,7 @@ from typing import Protocol, TypeVar, cast, runtime_checkable
 
 import trio
 
-from p2p_koikoi.engine import AnyAction, MatchContext, Round, RuleSet
+from p2p_koikoi.engine import AnyAction, CallStop, MatchContext, Round, RuleSet
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.record_sync import RecordFile, RecordSync
 from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
@@ -98,8 +98,8 @@ class Watching(Protocol):
 
 class _Countdown(Protocol):
     """A player's ``choose`` that takes the decision's deadline: the :func:`trio.current_time` by which it
-    must be made. When it passes, ``choose`` is cancelled and the runner plays ``legal[0]``; the move
-    then comes in ``notify`` as usual (the player knows it was the game's: its deadline had passed)."""
+    must be made. When it passes, ``choose`` is cancelled and the runner plays ``default_action(legal)``
+    (Shōbu at a decision); the move then comes in ``notify`` as usual (the player knows it was the game's: its deadline had passed)."""
 
     async def __call__(
         self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
@@ -451,7 +451,7 @@ class _Run:
             return
         if session.waiting is not Waiting.MOVE:
             return  # the match ended while the player chose
-        session.submit(legal[0] if action is None else action)  # the time limit passed: the first legal one
+        session.submit(default_action(legal) if action is None else action)  # the time limit passed
 
     def context(self) -> MatchContext:
         session = self.session
@@ -469,6 +469,12 @@ class _Run:
         if key != self.shown:
             self.shown = key
             self.watching.see(rnd.copy())
+
+
+def default_action(legal: list[AnyAction]) -> AnyAction:
+    """What the game plays for a player whose time ran out: Shōbu at a Koi-Koi decision (never a gamble
+    nobody chose), else the first legal action."""
+    return next((action for action in legal if isinstance(action, CallStop)), legal[0])
 
 
 _CLOSING = (ConnectionLost, RemoteProtocolError, trio.BrokenResourceError, trio.ClosedResourceError)
