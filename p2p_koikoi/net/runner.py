@@ -99,7 +99,8 @@ class Watching(Protocol):
 class _Countdown(Protocol):
     """A player's ``choose`` that takes the decision's deadline: the :func:`trio.current_time` by which it
     must be made. When it passes, ``choose`` is cancelled and the runner plays ``default_action(legal)``
-    (Shōbu at a decision); the move then comes in ``notify`` as usual (the player knows it was the game's: its deadline had passed)."""
+    (Shōbu at a decision); the move then comes in ``notify`` as usual (the player knows it was the
+    game's: its deadline had passed)."""
 
     async def __call__(
         self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
