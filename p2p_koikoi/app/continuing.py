@@ -77,7 +77,7 @@ async def _host_again(
     plan: Reconnect, session: MatchSession, identity: Ed25519PrivateKey, say: Callable[[str], None]
 ) -> FramedChannel:
     async def admit(channel: FramedChannel, peer: str) -> str:
-        await resume_as_host(channel, session, identity)
+        await resume_as_host(channel, session, identity, welcome=True)
         return peer
 
     async def dropped(item: Dropped) -> None:

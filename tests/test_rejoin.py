@@ -1,0 +1,157 @@
+"""Rejoining: a guest that drops out and simply runs ``koikoi join`` again goes on with the match it
+left (same first dealer, one match), whether the host is still waiting for it or was restarted too."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p_koikoi.app.unfinished import ResumeError, find_unfinished, restore_match
+from p2p_koikoi.record.format import secret_path
+from p2p_koikoi.record.reader import RecordError, read_record
+from p2p_koikoi.record.writer import write_secret
+from p2p_koikoi.testing import KOIKOI, free_port, koikoi_env, spawn_host
+from p2p_koikoi.wire import SignedEntry, public_bytes
+from tests.record_support import honest, record_bytes
+
+
+def _join(port: int, replays: Path, *extra: str) -> list[str]:
+    return [
+        *KOIKOI,
+        "join",
+        f"127.0.0.1:{port}",
+        "--bot",
+        "random",
+        "--seed",
+        "2",
+        "--replay-dir",
+        str(replays),
+        *extra,
+    ]
+
+
+def _entries(path: Path) -> list[SignedEntry]:
+    try:
+        return read_record(path).entries
+    except RecordError:  # created a moment ago, its header not written yet
+        return []
+
+
+def _first_round_dealt(replays: Path, whose: str, timeout: float = 60.0) -> Path:
+    """Our record once round 1 is being dealt: the first dealer is known by then."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for path in replays.glob(f"*-{whose}.koikoi"):
+            if any(e.entry.kind == "deal" and e.entry.body[0] == 1 for e in _entries(path)):
+                return path
+        time.sleep(0.01)
+    raise TimeoutError(f"no {whose} record reached round 1 within {timeout:g} s")
+
+
+def _killed_mid_match(process: subprocess.Popen[str], replays: Path, whose: str) -> tuple[Path, list[bytes]]:
+    record = _first_round_dealt(replays, whose)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
+    return record, [e.data for e in read_record(record).entries]
+
+
+def _verified(path: Path) -> dict[str, object]:
+    done = subprocess.run([*KOIKOI, "verify", "--json", str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (report,) = json.loads(done.stdout)
+    assert report["ok"], report
+    return dict(report)
+
+
+def _one_match_goes_on(replays: Path, before: list[bytes]) -> None:
+    """One record a side, the same entries in both, the entries from before the drop their start, the
+    match finished and verified, with the first dealer the draw before the drop made."""
+    (host_file,) = replays.glob("*-host.koikoi")
+    (guest_file,) = replays.glob("*-guest.koikoi")
+    host_record, guest_record = read_record(host_file), read_record(guest_file)
+    assert [e.data for e in host_record.entries] == [e.data for e in guest_record.entries]
+    assert [e.data for e in guest_record.entries[: len(before)]] == before
+    assert guest_record.entries[-1].entry.body[0] == "match-over"
+    reports = [_verified(path) for path in (host_file, guest_file)]
+    assert reports[0].get("first_dealer") == reports[1].get("first_dealer") is not None, reports
+    assert not secret_path(host_file).exists() and not secret_path(guest_file).exists()
+
+
+def test_a_guest_killed_after_the_first_dealer_rejoins_with_koikoi_join(tmp_path: Path) -> None:
+    """The host is still waiting to reconnect when the killed guest runs `koikoi join` afresh."""
+    port = free_port()
+    replays = tmp_path / "replays"
+    guest_env = koikoi_env(tmp_path / "guest")
+    host = spawn_host(tmp_path / "host", port, replays, "--bot", "random", "--seed", "1", "-q")
+    try:
+        guest = subprocess.Popen(
+            _join(port, replays, "-q"), env=guest_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        _, before = _killed_mid_match(guest, replays, "guest")
+        again = subprocess.run(_join(port, replays), env=guest_env, capture_output=True, text=True, timeout=180)
+        _, host_err = host.communicate(timeout=60)
+    finally:
+        host.kill()
+    assert again.returncode == 0, again.stderr
+    assert host.returncode == 0, host_err
+    assert "Traceback" not in again.stderr + host_err
+    assert "You have an unfinished match with this host" in again.stderr
+    _one_match_goes_on(replays, before)
+
+
+def _copies(directory: Path, entries: int) -> tuple[Path, Path, bytes, bytes]:
+    """Both players' copies of the first ``entries`` entries of an honest match, side by side in one
+    folder (as when both play on one machine), no secret beside either yet."""
+    played = honest()
+    directory.mkdir()
+    paths = []
+    for seat, whose in enumerate(("host", "guest")):
+        path = directory / f"20261201-120000-match-{whose}.koikoi"
+        path.write_bytes(record_bytes(played.entries[:entries], seat=seat))
+        paths.append(path)
+    host_key, guest_key = (public_bytes(key) for key in played.keys)
+    return paths[0], paths[1], host_key, guest_key
+
+
+def test_find_unfinished_wants_the_secret_our_seat_and_the_peer(tmp_path: Path) -> None:
+    host_file, guest_file, host_key, guest_key = _copies(tmp_path / "replays", 6)
+    replays = host_file.parent
+    assert find_unfinished(replays, host_key, guest_key) is None, "no secret: the match is over"
+    assert find_unfinished(tmp_path / "nowhere", host_key, guest_key) is None
+    write_secret(secret_path(host_file), bytes(32))
+    assert find_unfinished(replays, host_key, guest_key) == host_file
+    # the guest's copy has no secret, and the host's copy is not written from the guest's seat
+    assert find_unfinished(replays, guest_key, host_key) is None
+    stranger = public_bytes(Ed25519PrivateKey.generate())
+    assert find_unfinished(replays, host_key, stranger) is None, "another peer's key"
+    assert find_unfinished(replays, stranger, guest_key) is None, "not our key"
+    write_secret(secret_path(guest_file), bytes(32))
+    assert find_unfinished(replays, guest_key, host_key) == guest_file
+
+
+def test_find_unfinished_passes_over_files_that_hold_no_match(tmp_path: Path) -> None:
+    host_file, _, host_key, guest_key = _copies(tmp_path / "replays", 1)
+    replays = host_file.parent
+    full = host_file.read_bytes()
+    for name, data in {"cut": full[:-10], "junk": b"\x00\x00\x00\x05hello", "empty": b""}.items():
+        path = replays / f"{name}.koikoi"
+        path.write_bytes(data)
+        write_secret(secret_path(path), bytes(32))
+    assert find_unfinished(replays, host_key, guest_key) is None
+    write_secret(secret_path(host_file), bytes(32))
+    assert find_unfinished(replays, host_key, guest_key) == host_file
+
+
+def test_a_match_that_is_over_is_not_taken_up_even_with_its_secret_left(tmp_path: Path) -> None:
+    played = honest()
+    host_file, _, host_key, guest_key = _copies(tmp_path / "replays", len(played.entries))
+    write_secret(secret_path(host_file), played.pair.host.master_secret)
+    assert find_unfinished(host_file.parent, host_key, guest_key) == host_file
+    with pytest.raises(ResumeError, match="is over"):
+        restore_match(host_file, played.keys[0])
