@@ -16,7 +16,7 @@ from p2p_koikoi.app.unfinished import ResumeError, find_unfinished, restore_matc
 from p2p_koikoi.record.format import secret_path
 from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.writer import write_secret
-from p2p_koikoi.testing import KOIKOI, free_port, koikoi_env, spawn_host
+from p2p_koikoi.testing import KOIKOI, free_port, koikoi_env, spawn_host, wait_listening
 from p2p_koikoi.wire import SignedEntry, public_bytes
 from tests.record_support import honest, record_bytes
 
@@ -155,3 +155,60 @@ def test_a_match_that_is_over_is_not_taken_up_even_with_its_secret_left(tmp_path
     assert find_unfinished(host_file.parent, host_key, guest_key) == host_file
     with pytest.raises(ResumeError, match="is over"):
         restore_match(host_file, played.keys[0])
+
+
+def _both_killed_mid_match(tmp_path: Path, port: int, replays: Path) -> list[bytes]:
+    """A match between two processes, both killed hard once round 1 is dealt; the guest's entries then."""
+    host = spawn_host(tmp_path / "host", port, replays, "--bot", "random", "--seed", "1", "-q")
+    try:
+        guest = subprocess.Popen(
+            _join(port, replays, "-q"),
+            env=koikoi_env(tmp_path / "guest"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _, before = _killed_mid_match(guest, replays, "guest")
+    finally:
+        host.kill()
+        host.communicate(timeout=10)
+    return before
+
+
+def _host_logged(home: Path, port: int, replays: Path, log: Path) -> subprocess.Popen[str]:
+    """`koikoi host` with a bot, telling all it does into ``log`` (a pipe nobody reads could fill up)."""
+    command = ["host", "--port", str(port), "--bind", "127.0.0.1", "--replay-dir", str(replays), "--bot", "random"]
+    with log.open("w") as out:
+        host = subprocess.Popen(
+            [*KOIKOI, *command, "--seed", "1"],
+            env=koikoi_env(home),
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+            text=True,
+        )
+    wait_listening(port)
+    return host
+
+
+def test_a_restarted_host_takes_up_the_match_with_the_guest_that_joins_again(tmp_path: Path) -> None:
+    """Both crashed: `koikoi host` and `koikoi join` again, on another port, go on with the same match."""
+    replays = tmp_path / "replays"
+    before = _both_killed_mid_match(tmp_path, free_port(), replays)
+    port = free_port()
+    log = tmp_path / "host.log"
+    host = _host_logged(tmp_path / "host", port, replays, log)
+    try:
+        again = subprocess.run(
+            _join(port, replays), env=koikoi_env(tmp_path / "guest"), capture_output=True, text=True, timeout=180
+        )
+        host.wait(timeout=60)
+    finally:
+        host.kill()
+    host_err = log.read_text()
+    assert again.returncode == 0, again.stderr
+    assert host.returncode == 0, host_err
+    assert "Traceback" not in again.stderr + host_err
+    (host_file,) = replays.glob("*-host.koikoi")
+    assert f"has an unfinished match with you ({host_file.name}): taking it up again" in host_err
+    assert "You have an unfinished match with this host" in again.stderr
+    _one_match_goes_on(replays, before)
