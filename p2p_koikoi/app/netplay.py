@@ -48,12 +48,21 @@ __all__ = [
 ]
 
 Say = Callable[[str], None]
+NO_MATCH_OFFERED = (
+    "the host closed the connection without offering a match. A host that holds an unfinished match with"
+    " you offers no other: take it up with koikoi resume on your record of it, or have the host delete"
+    " its record's .secret to start afresh"
+)
 ACCEPT_DEADLINE = 300.0  # a person reads the rules before accepting
 Confirm = Callable[[str], Awaitable[bool]]
 
 
 def replay_dir(override: Path | None) -> Path:
     return override if override is not None else data_dir() / "replays"
+
+
+class StrayResume(Refused):
+    """A guest answered our new match with ``resume``: it holds an unfinished match we do not."""
 
 
 @dataclass
@@ -214,7 +223,7 @@ async def _await_accept(channel: FramedChannel, session: MatchSession) -> None:
             session.receive(frame)
             return
         elif isinstance(frame, Resume):
-            raise RemoteProtocolError("bad-frame", "the guest resumes a match we do not hold unfinished")
+            raise StrayResume("it resumes a match we do not hold unfinished (it was told how to start afresh)")
         elif not isinstance(frame, Pong):
             raise RemoteProtocolError("bad-frame", "a second hello")
 
@@ -283,7 +292,11 @@ async def host_match(
         if unfinished is not None:
             await rejoin_guest(channel, unfinished, identity, peer, say)
             return unfinished.session, peer, unfinished
-        session = await admit_guest(channel, greeting, identity, options.rules, options.turn_limit)
+        try:
+            session = await admit_guest(channel, greeting, identity, options.rules, options.turn_limit)
+        except StrayResume as exc:  # rare and worth knowing: said in full, not just counted
+            say(f"Dropped {peer}: {exc}.")
+            raise
         return session, peer, None
 
     async def summarise(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -354,7 +367,12 @@ async def join_match(
     if unfinished is not None:
         return await _rejoin_host(channel, unfinished, identity, player_for(1), plan, say, result)
     session = MatchSession(1, identity, greeting.peer_key, greeting.nonces)
-    result.report, result.record = await _play(channel, session, identity, player_for(1), directory, plan, say)
+    try:
+        result.report, result.record = await _play(channel, session, identity, player_for(1), directory, plan, say)
+    except ConnectionLost:
+        if session.chain.entries:
+            raise
+        raise ConnectionLost(NO_MATCH_OFFERED) from None
     return result
 
 
