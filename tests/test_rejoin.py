@@ -10,14 +10,18 @@ import time
 from pathlib import Path
 
 import pytest
+import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2p_koikoi.app.netplay import Restored, _put_back, _unfinished
 from p2p_koikoi.app.unfinished import ResumeError, find_unfinished, restore_match
+from p2p_koikoi.net.tcp import Address, dial
 from p2p_koikoi.record.format import secret_path
 from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.writer import write_secret
 from p2p_koikoi.testing import KOIKOI, free_port, koikoi_env, spawn_host, wait_listening
-from p2p_koikoi.wire import SignedEntry, public_bytes
+from p2p_koikoi.wire import VERSION, SignedEntry, public_bytes
+from p2p_koikoi.wire.frames import Frame, Resume, ResumeProof
 from tests.record_support import honest, record_bytes
 
 
@@ -190,14 +194,30 @@ def _host_logged(home: Path, port: int, replays: Path, log: Path) -> subprocess.
     return host
 
 
+async def _impostor(port: int, first: SignedEntry) -> Frame | None:
+    """Someone who knows the guest's public key and the match id (not its private key) asks to resume:
+    it cannot sign the proof, and sends 64 zero bytes instead; returns what the host sends then."""
+    guest_key = bytes(first.entry.body[2][1])
+    channel, _ = await dial(Address("127.0.0.1", port), guest_key)
+    await channel.send(Resume(VERSION, guest_key, first.entry.match_id, 1, first.digest, bytes(32)))
+    answers = [await channel.receive(), await channel.receive()]
+    assert [type(a) for a in answers] == [Resume, ResumeProof], answers
+    await channel.send(ResumeProof(bytes(64)))
+    with trio.fail_after(15):
+        return await channel.receive()
+
+
 def test_a_restarted_host_takes_up_the_match_with_the_guest_that_joins_again(tmp_path: Path) -> None:
-    """Both crashed: `koikoi host` and `koikoi join` again, on another port, go on with the same match."""
+    """Both crashed: `koikoi host` and `koikoi join` again, on another port, go on with the same match.
+    An impostor that knocks first with the guest's public key is turned away, and the match still goes on."""
     replays = tmp_path / "replays"
     before = _both_killed_mid_match(tmp_path, free_port(), replays)
     port = free_port()
     log = tmp_path / "host.log"
     host = _host_logged(tmp_path / "host", port, replays, log)
     try:
+        (guest_file,) = replays.glob("*-guest.koikoi")
+        assert trio.run(_impostor, port, read_record(guest_file).entries[0]) is None, "the host hangs up"
         again = subprocess.run(
             _join(port, replays), env=koikoi_env(tmp_path / "guest"), capture_output=True, text=True, timeout=180
         )
@@ -210,6 +230,7 @@ def test_a_restarted_host_takes_up_the_match_with_the_guest_that_joins_again(tmp
     assert "Traceback" not in again.stderr + host_err
     (host_file,) = replays.glob("*-host.koikoi")
     assert f"has an unfinished match with you ({host_file.name}): taking it up again" in host_err
+    assert "did not resume it (the peer's resume proof is not signed by its key)" in host_err
     assert "You have an unfinished match with this host" in again.stderr
     _one_match_goes_on(replays, before)
 
@@ -272,3 +293,45 @@ def test_a_host_holding_an_unfinished_match_offers_that_guest_no_new_one(tmp_pat
     assert "koikoi resume" in again.stderr.strip().splitlines()[-1]
     assert sorted(replays.glob("*.koikoi")) == sorted([host_file, guest_file]), "no new match was begun"
     assert secret_path(host_file).exists()
+
+
+def test_a_host_rebuilds_an_unfinished_match_once_however_often_it_is_knocked_for(tmp_path: Path) -> None:
+    played = honest()
+    host_file, _, _, guest_key = _copies(tmp_path / "replays", 8)
+    write_secret(secret_path(host_file), played.pair.host.master_secret)
+    restored: Restored = {}
+    said: list[str] = []
+    first = _unfinished(host_file.parent, played.keys[0], guest_key, said.append, restored)
+    assert first is not None and first.kept == 8 and len(first.session.chain.entries) == 9 and not said
+    second = _unfinished(host_file.parent, played.keys[0], guest_key, said.append, restored)
+    assert second is not None and second is not first, "an attempt under way keeps its own"
+    _put_back(restored, first)
+    assert _unfinished(host_file.parent, played.keys[0], guest_key, said.append, restored) is first
+    first.session.catch_up(played.entries[9])  # a failed attempt that took in an entry is not kept
+    _put_back(restored, first)
+    assert restored == {}
+
+
+def test_the_entry_a_rebuilt_side_writes_at_once_reaches_its_record(tmp_path: Path) -> None:
+    """Rebuilt after 8 entries, the host owes the next deal step and writes it at once: the reopened
+    record gets it, and the chain has no gap."""
+    played = honest()
+    host_file, _, _, _ = _copies(tmp_path / "replays", 8)
+    write_secret(secret_path(host_file), played.pair.host.master_secret)
+    unfinished = restore_match(host_file, played.keys[0])
+    assert len(unfinished.session.chain.entries) == 9 and unfinished.kept == 8
+    writer = unfinished.reopen()
+    writer.sync(unfinished.session.chain.entries)
+    writer.close()
+    assert [e.data for e in read_record(host_file).entries] == [e.data for e in played.entries[:9]]
+
+
+def test_a_record_that_cannot_be_taken_up_is_said_once_and_passed_over(tmp_path: Path) -> None:
+    played = honest()
+    host_file, _, _, guest_key = _copies(tmp_path / "replays", 8)
+    write_secret(secret_path(host_file), bytes(32))  # not the secret this record was written with
+    restored: Restored = {}
+    said: list[str] = []
+    for _ in range(3):
+        assert _unfinished(host_file.parent, played.keys[0], guest_key, said.append, restored) is None
+    assert len(said) == 1 and said[0].startswith(f"Not resuming {host_file.name}: cannot rebuild"), said

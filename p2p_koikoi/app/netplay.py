@@ -160,17 +160,41 @@ async def _play_again(
         record.close()
 
 
-def _unfinished(directory: Path, identity: Ed25519PrivateKey, peer_key: bytes, say: Say) -> Unfinished | None:
+Restored = dict[Path, "Unfinished | ResumeError"]
+
+
+def _unfinished(
+    directory: Path, identity: Ed25519PrivateKey, peer_key: bytes, say: Say, restored: Restored | None = None
+) -> Unfinished | None:
     """Our unfinished match with ``peer_key``, rebuilt from its record, if any; one we cannot take up
-    again (over after all, damaged) is said and passed over."""
+    again (over after all, damaged) is said and passed over.
+
+    Rebuilding replays the whole record (about a second for a long match), and anyone who knows the
+    guest's public key may knock again and again, so a host keeps what it rebuilt in ``restored``: an
+    attempt takes it out (two at once never share one) and :func:`_put_back` returns it untouched."""
     path = find_unfinished(directory, public_bytes(identity), peer_key)
     if path is None:
         return None
+    restored = restored if restored is not None else {}
+    kept = restored.pop(path, None)
+    if isinstance(kept, ResumeError):
+        restored[path] = kept  # said when first found
+        return None
+    if kept is not None:
+        return kept
     try:
         return restore_match(path, identity)
     except ResumeError as exc:
         say(f"Not resuming {path.name}: {exc}")
+        restored[path] = exc
         return None
+
+
+def _put_back(restored: Restored, unfinished: Unfinished) -> None:
+    """After a failed attempt: the rebuilt match is kept for the next unless the attempt added to its
+    chain (entries a guest sent before failing)."""
+    if unfinished.untouched:
+        restored[unfinished.path] = unfinished
 
 
 async def rejoin_guest(
@@ -284,13 +308,18 @@ async def host_match(
             say(line)
 
     directory = replay_dir(options.replay_dir)
+    restored: Restored = {}
 
     async def admit(
         channel: FramedChannel, greeting: Greeting, peer: str
     ) -> tuple[MatchSession, str, Unfinished | None]:
-        unfinished = _unfinished(directory, identity, greeting.peer_key, say)
+        unfinished = _unfinished(directory, identity, greeting.peer_key, say, restored)
         if unfinished is not None:
-            await rejoin_guest(channel, unfinished, identity, peer, say)
+            try:
+                await rejoin_guest(channel, unfinished, identity, peer, say)
+            except BaseException:
+                _put_back(restored, unfinished)
+                raise
             return unfinished.session, peer, unfinished
         try:
             session = await admit_guest(channel, greeting, identity, options.rules, options.turn_limit)

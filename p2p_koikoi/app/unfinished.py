@@ -110,14 +110,21 @@ def _opening(path: Path) -> tuple[int, SignedEntry] | None:
 
 @dataclass(frozen=True, slots=True)
 class Unfinished:
-    """An unfinished match rebuilt from our record: the session, the record as read, and how many entries
-    the rebuilt chain held (the record is appended to after those, so the entries a resume exchanges
-    before play goes on are written too)."""
+    """An unfinished match rebuilt from our record: the session, the record as read, and how many of the
+    record's entries the rebuilt chain keeps (the record is appended to after those, so whatever the
+    chain holds beyond them, written at the rebuild or exchanged by a resume, is written too), and how many
+    entries the chain held when rebuilt."""
 
     path: Path
     session: MatchSession
     record: Record
     kept: int
+    held: int
+
+    @property
+    def untouched(self) -> bool:
+        """Nothing taken in since the rebuild (a failed resume may have added entries)."""
+        return len(self.session.chain.entries) == self.held
 
     def reopen(self) -> RecordWriter:
         """The record, to append to (a half frame or a claim taken back at its end cut off)."""
@@ -144,7 +151,19 @@ def restore_match(path: Path, identity: Ed25519PrivateKey) -> Unfinished:
         raise ResumeError(f"cannot read {secret_file}: {exc.strerror or exc}") from None
     if session.waiting is Waiting.DONE:
         raise ResumeError(f"the match in {path} is over ({session.ended_by}); nothing to resume")
-    return Unfinished(path, session, record, len(session.chain.entries))
+    return Unfinished(path, session, record, _kept(record, session), len(session.chain.entries))
+
+
+def _kept(record: Record, session: MatchSession) -> int:
+    """How many of the record's entries the rebuilt chain holds as they are: not an own claim it took
+    back at the end, and not the entries the rebuilt side wrote at once (an automatic step it owed),
+    which the record still lacks and gets when the writer syncs."""
+    kept = 0
+    for written, held in zip(record.entries, session.chain.entries, strict=False):
+        if written.data != held.data:
+            break
+        kept += 1
+    return kept
 
 
 def tell_so_far(player: Player, session: MatchSession) -> None:
