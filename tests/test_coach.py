@@ -13,6 +13,7 @@ from builders import cards
 
 from p2p_koikoi.app.coach import ReviewMark, explain, hint, pointless_koikoi, review
 from p2p_koikoi.app.local_match import play_local_match
+from p2p_koikoi.app.plain_input import LineInput
 from p2p_koikoi.app.plain_player import PlainPlayer
 from p2p_koikoi.app.replay import load_replay
 from p2p_koikoi.bots import GreedyAgent, MatchContext
@@ -165,9 +166,10 @@ def test_replay_review_on_the_command_line(sample: str) -> None:
 def test_h_at_the_plain_table_prints_the_hint_and_asks_again() -> None:
     view = view_of(f"pine-crane cherry-curtain {STUCK}", TABLE, mine="plum-ribbon plum-plain-2")
     legal = view.legal_actions()
-    answers = iter(["h", "1"])
+    answers = iter(["h\n", "1\n"])
     written: list[str] = []
-    player = PlainPlayer(0, read=lambda _prompt: next(answers), write=written.append)
+    lines = LineInput(lambda: next(answers, ""), prompt=written.append)
+    player = PlainPlayer(0, write=written.append, lines=lines)
     chosen = trio.run(player.choose, view, legal, MatchContext(PLAIN, 0, (0, 0), 1))
     assert chosen == legal[0]
     assert "Hint: play Pine crane: takes the Pine poem ribbon, 2/3 towards Akatan; " in "\n".join(written)
@@ -176,7 +178,8 @@ def test_h_at_the_plain_table_prints_the_hint_and_asks_again() -> None:
 def test_the_plain_decision_warns_of_a_koikoi_that_can_only_lose() -> None:
     view, legal, context = decisions(preset("nintendo"), empty_hand=True)[0]
     written: list[str] = []
-    player = PlainPlayer(context.seat, read=lambda _prompt: "1", write=written.append)
+    lines = LineInput(lambda: "1\n", prompt=written.append)
+    player = PlainPlayer(context.seat, write=written.append, lines=lines)
     trio.run(player.choose, view, legal, context)
     assert any(line.startswith("Careful: Koi-Koi can only lose: your hand is empty") for line in written)
 

@@ -16,7 +16,7 @@ from p2p_koikoi.engine import MatchContext, Phase, preset
 from p2p_koikoi.record.verify import VerifyReport
 from p2p_koikoi.referee import Claim, Ending, Stage
 from p2p_koikoi.session.match_session import MatchSession, SessionEnd, Waiting
-from p2p_koikoi.testing import SessionPair, deterministic_entropy, pipe_sessions, session_pair
+from p2p_koikoi.testing import SessionPair, decide, deterministic_entropy, pipe_sessions, session_pair
 from p2p_koikoi.wire import SignedEntry
 from tests.record_support import verify_entries
 
@@ -36,15 +36,7 @@ def _step(pair: SessionPair) -> bool:
     if moved:
         return True  # decide only when nothing is in flight, so a stop point sees a settled chain
     for seat, session in enumerate(pair.sessions):
-        if session.waiting is Waiting.ACCEPT:
-            session.accept()
-            moved = True
-        elif session.waiting is Waiting.MOVE:
-            view = session.view()
-            assert view is not None and session.rules is not None and session.match is not None
-            context = MatchContext(session.rules, seat, tuple(session.match.points), session.round_number)
-            session.submit(AGENTS[seat].choose(view, session.legal_actions(), context))
-            moved = True
+        moved = decide(session, AGENTS[seat]) or moved
     return moved
 
 

@@ -491,6 +491,14 @@ def _fields(action: Any) -> dict[str, Any]:
     return {}
 
 
+def test_the_actions_table_names_every_action_of_the_grammar() -> None:
+    rows = table_rows(section("Actions").split("<!-- end: grammar -->")[1])
+    in_table = {part.strip().strip("`").split()[0] for row in rows for part in row[0].split("/")}
+    alternatives = re.search(r"^action\s+= (.+)$", generated("grammar"), re.M)
+    assert alternatives is not None
+    assert in_table == {name.strip() for name in alternatives.group(1).split("/")}
+
+
 def test_the_actions_vector_is_current() -> None:
     assert json.loads(ACTIONS_JSON.read_text()) == build_actions(), "run: python tests/test_game_doc.py --write"
 

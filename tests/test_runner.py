@@ -20,7 +20,7 @@ from p2p_koikoi.engine import AnyAction, MatchContext, Round, preset
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.record_sync import RecordSync, reveals_secret
 from p2p_koikoi.net.runner import MatchReport, Player, run_match
-from p2p_koikoi.net.timing import RECONNECTING, Timing
+from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.wire import Frame, Ping, Pong, SignedEntry, public_bytes
 
@@ -104,6 +104,45 @@ async def test_a_peer_that_never_decides_is_claimed_at_the_limit_plus_the_grace(
     assert ours.claims == [(due[0] + limit_plus_grace, f"the peer did not decide within {limit_plus_grace:g} s")]
     assert report.text == ours.claims[0][1]
     assert ours.waiting is Waiting.DONE and theirs.waiting is Waiting.DONE  # the staller was told
+
+
+async def test_a_staller_that_reconnects_does_not_get_its_time_again(autojump_clock: trio.testing.MockClock) -> None:
+    """The staller drops the connection 25 s into its decision and comes back 100 s later: the time it held
+    the floor before counts (the time without a connection does not), so the claim comes 15 s into the
+    second connection, not 40."""
+    ours, theirs = sessions(turn_limit=30, host=ClaimSpy)
+    assert isinstance(ours, ClaimSpy)
+    ours.claims = []
+    floor = FloorClock()
+    due: list[float] = []
+    reports: list[MatchReport] = []
+
+    async def host(stream: trio.abc.Stream) -> None:
+        reports.append(await run_match(FramedChannel(stream), ours, Quick(0), reconnect=True, floor=floor))
+
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            a, b = trio.testing.memory_stream_pair()
+            nursery.start_soon(host, a)
+            with trio.move_on_after(25 + 1000) as first:
+                async with trio.open_nursery() as staller:
+                    staller.start_soon(stall, FramedChannel(b), theirs, due)
+                    while not due:
+                        await trio.sleep(0.5)
+                    await trio.sleep_until(due[0] + 25)
+                    staller.cancel_scope.cancel()
+            assert not first.cancelled_caught
+            await b.aclose()
+            while not reports:
+                await trio.sleep(1)
+            await trio.sleep(100)
+            a, b = trio.testing.memory_stream_pair()
+            back = trio.current_time()
+            nursery.start_soon(host, a)
+            nursery.start_soon(stall, FramedChannel(b), theirs, due)
+    assert reports[0].ended_by == "disconnected"
+    limit_plus_grace = 30 + RECONNECTING.turn_grace
+    assert [when for when, _ in ours.claims] == [back + limit_plus_grace - 25]
 
 
 # -- an outage ------------------------------------------------------------------------------

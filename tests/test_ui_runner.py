@@ -1,7 +1,8 @@
 """What the runner offers a person at the table: quitting mid-match, from its own turn
 (``PlayerQuit``) or while the peer thinks (``quit_requested``), either way a forfeit the peer is
 told of; a decision called off when the match ends under it; the view between decisions; and the
-decision time limit, with its deadline and what was played when it ran out (``Timed``)."""
+decision time limit, with its deadline for a player that shows it, and the first legal action played
+when it runs out."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import AnyAction, Phase, Round, RuleSet, Termination, preset
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import greet_as_guest, greet_as_host
-from p2p_koikoi.net.runner import MatchReport, Player, PlayerQuit, Timed, run_match
+from p2p_koikoi.net.runner import MatchReport, Player, PlayerQuit, run_match
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent
 from p2p_koikoi.wire import public_bytes
 
@@ -152,38 +153,39 @@ async def test_a_watching_player_sees_the_deal_before_its_first_decision() -> No
 
 
 class Dawdler(BotPlayer):
-    """A person who lets the first decision run out, then decides at once; notes what the runner told it."""
+    """A person who lets the first decision run out, then decides at once; notes each deadline it was given."""
 
     def __init__(self, seat: int) -> None:
         super().__init__(RandomAgent(seat + 3), seat)
         self.deadlines: list[float | None] = []
-        self.timed: list[tuple[float, AnyAction]] = []
         self.asked: list[tuple[float, AnyAction]] = []  # when the first decision came, and its first legal action
+        self.cut_at: list[float] = []  # when the first decision was called off
 
-    def set_deadline(self, deadline: float | None) -> None:
+    async def choose(  # type: ignore[override]
+        self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
+    ) -> AnyAction:
         self.deadlines.append(deadline)
-
-    def timed_out(self, action: AnyAction) -> None:
-        self.timed.append((trio.current_time(), action))
-
-    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
         if not self.asked:
             self.asked.append((trio.current_time(), legal[0]))
-            await trio.sleep(3600)
+            try:
+                await trio.sleep(3600)
+            finally:
+                self.cut_at.append(trio.current_time())
         await trio.lowlevel.checkpoint()
         return self.agent.choose(view, legal, context)
 
 
-async def test_when_the_time_limit_passes_the_first_legal_action_is_played_and_the_player_told(
+async def test_when_the_time_limit_passes_the_first_legal_action_is_played(
     autojump_clock: trio.testing.MockClock,
 ) -> None:
+    """A player whose ``choose`` takes ``deadline`` is given it; at the deadline its decision is called
+    off and the first legal action is played for it; the match goes on."""
     dawdler = Dawdler(0)
-    assert isinstance(dawdler, Timed)
     ours, theirs, session = await pair(dawdler, CanLeave(1), turn_limit=30)
     assert ours.ended_by == theirs.ended_by == "match-over"
     (asked_at, first), *_ = dawdler.asked
-    assert dawdler.deadlines[:2] == [asked_at + 30, None]
-    assert dawdler.timed == [(asked_at + 30, first)]
+    assert dawdler.deadlines[0] == asked_at + 30 and dawdler.cut_at == [asked_at + 30]
+    assert all(d is not None for d in dawdler.deadlines)
     ours_moves = [e.entry.body[1] for e in session.chain.entries if e.entry.kind == "move" and e.entry.author == 0]
     assert str(first) in ours_moves
 
@@ -193,4 +195,4 @@ async def test_with_no_time_limit_the_player_is_never_timed() -> None:
     dawdler.asked.append((0.0, Phase.PLAY))  # type: ignore[arg-type]  # (never dawdle)
     ours, _theirs, _session = await pair(dawdler, CanLeave(1))
     assert ours.ended_by == "match-over"
-    assert dawdler.deadlines == [] and dawdler.timed == []
+    assert dawdler.deadlines and all(d is None for d in dawdler.deadlines)

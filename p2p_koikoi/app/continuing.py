@@ -5,7 +5,7 @@ backing off between tries, and the host listens again on its port; both run the
 resume handshake and the match continues where it stopped. The player hears of
 it as it happens: "connection lost, retrying (58 s)..." within two seconds of
 the silence, then "connection back". A peer that does not come back within the
-grace (counted from the last frame heard) leaves the match abandoned: our signed
+grace (counted from the last bytes heard) leaves the match abandoned: our signed
 ``goodbye`` says so, the record keeps everything, and the private secret beside
 it stays, so ``koikoi resume`` can take the match up again later. Every ending
 that cannot be resumed removes the secret.
@@ -25,7 +25,7 @@ from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.resume import resume_as_guest, resume_as_host
 from p2p_koikoi.net.runner import MatchReport, Player, run_match
 from p2p_koikoi.net.tcp import Address, Dropped, dial_raw, listen_raw
-from p2p_koikoi.net.timing import RECONNECTING, Timing
+from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.referee import Ending
 from p2p_koikoi.session.match_session import MatchSession, Waiting
@@ -99,7 +99,7 @@ async def _come_back(
     lost_at: float | None,
 ) -> FramedChannel | None:
     """A new connection to the peer, resumed; None when the grace ran out first. The grace runs from
-    ``lost_at`` (the last frame heard), or from now after a crash (``koikoi resume``)."""
+    ``lost_at`` (when the peer was last heard), or from now after a crash (``koikoi resume``)."""
     if lost_at is None:
         say(f"Waiting for the opponent to come back (up to {plan.grace:g} s)...")
         lost_at = trio.current_time()
@@ -131,6 +131,7 @@ async def play_on(
             report, bytes_sent=sent + report.bytes_sent, bytes_received=received + report.bytes_received
         )
 
+    floor = FloorClock()  # a peer that reconnects does not get its decision time again
     while True:
         if channel is None:
             channel = await _come_back(plan, session, identity, say, lost_at)
@@ -138,7 +139,9 @@ async def play_on(
                 return counted(await _abandon(session, player, record, plan))
             say("Connection back; the match goes on.")
         try:
-            report = await run_match(channel, session, player, record, reconnect=True, notice=say, timing=plan.timing)
+            report = await run_match(
+                channel, session, player, record, reconnect=True, notice=say, floor=floor, timing=plan.timing
+            )
         except RemoteProtocolError as exc:  # a resume that could not be joined (a fork, another match)
             session.peer_vanished(str(exc))
             raise
@@ -153,9 +156,7 @@ async def play_on(
         channel = None
 
 
-async def _abandon(
-    session: MatchSession, player: Player, record: RecordWriter | None, plan: Reconnect
-) -> MatchReport:
+async def _abandon(session: MatchSession, player: Player, record: RecordWriter | None, plan: Reconnect) -> MatchReport:
     """The peer did not come back in time: our signed claim ends the run; the match stays resumable, so
     the secret beside the record stays too."""
     session.peer_vanished(f"the opponent did not come back within {plan.grace:g} s")

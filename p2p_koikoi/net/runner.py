@@ -19,8 +19,10 @@ the peer, the driver allows the peer's player the match's decision time limit
 plus a grace, then claims a stall (:meth:`MatchSession.peer_stalled`: the match
 is abandoned by the staller, never our forfeit); an automatic step gets
 ``step_deadline`` seconds, then the peer has vanished. Our own player has the
-time limit too: past it, the runner plays the first legal action for it, and a
-player that is :class:`Timed` is told the deadline before and the action after.
+time limit too: past it, the runner plays the first legal action for it. A
+player whose ``choose`` takes a ``deadline`` keyword (a person's table: it shows
+a countdown, and knows a decision cut at the deadline was the game's) gets the
+Trio time by which it must decide.
 If the match ends while the player decides (the peer left, or the connection
 broke), the decision is called off, so a person is told at once.
 
@@ -43,21 +45,22 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Protocol, TypeVar, cast, runtime_checkable
 
 import trio
 
 from p2p_koikoi.engine import AnyAction, MatchContext, Round, RuleSet
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.record_sync import RecordFile, RecordSync
-from p2p_koikoi.net.timing import RECONNECTING, Timing
+from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
 from p2p_koikoi.wire import Frame, Ping, Pong, RemoteProtocolError, SignedEntry
 
-__all__ = ["Leaving", "MatchReport", "Notice", "Player", "PlayerQuit", "Timed", "Timing", "Watching", "run_match"]
+__all__ = ["Leaving", "MatchReport", "Notice", "Player", "PlayerQuit", "Timing", "Watching", "run_match"]
 
 T = TypeVar("T")
 Notice = Callable[[str], None]
@@ -93,25 +96,29 @@ class Watching(Protocol):
     def see(self, view: Round) -> None: ...
 
 
-@runtime_checkable
-class Timed(Protocol):
-    """A player who shows the decision time limit (a countdown) and says when it ran out.
+class _Countdown(Protocol):
+    """A player's ``choose`` that takes the decision's deadline: the :func:`trio.current_time` by which it
+    must be made. When it passes, ``choose`` is cancelled and the runner plays ``legal[0]``; the move
+    then comes in ``notify`` as usual (the player knows it was the game's: its deadline had passed)."""
 
-    Before each ``choose`` under a limit, ``set_deadline`` gets the :func:`trio.current_time` by which
-    the decision must be made, and ``None`` once it is over (made, timed out or called off). When the
-    limit passes first, ``choose`` is cancelled, ``timed_out`` gets the action the runner plays for
-    the player (the first legal one), and the move then comes in ``notify`` as usual.
-    """
+    async def __call__(
+        self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
+    ) -> AnyAction: ...
 
-    def set_deadline(self, deadline: float | None) -> None: ...
 
-    def timed_out(self, action: AnyAction) -> None: ...
+def _countdown(player: Player) -> _Countdown | None:
+    """The player's ``choose`` if it takes a ``deadline`` keyword, else None (a bot needs none)."""
+    try:
+        takes = "deadline" in inspect.signature(player.choose).parameters
+    except (TypeError, ValueError):
+        return None
+    return cast(_Countdown, player.choose) if takes else None
 
 
 @dataclass(frozen=True, slots=True)
 class MatchReport:
     """How a match run ended, for the command to print. ``lost_at`` (a ``disconnected`` run only) is
-    the Trio time of the last frame heard: the reconnect grace runs from it."""
+    the Trio time bytes last came from the peer: the reconnect grace runs from it."""
 
     ended_by: str
     failure: RemoteProtocolError | None
@@ -131,6 +138,7 @@ async def run_match(
     timing: Timing | None = None,
     reconnect: bool = False,
     notice: Notice | None = None,
+    floor: FloorClock | None = None,
     keepalive: float | None = None,
     dead_after: float | None = None,
     step_deadline: float | None = None,
@@ -141,14 +149,15 @@ async def run_match(
     ``timing`` defaults to :data:`~p2p_koikoi.net.timing.RECONNECTING` with ``reconnect``, else to
     :class:`Timing` (``keepalive``, ``dead_after`` and ``step_deadline`` override one figure each).
     ``notice`` gets the lines about the connection ("connection lost, retrying (58 s)...", "back").
+    ``floor`` carries the time the peer held the floor over from an earlier connection of the match.
     """
     base = timing if timing is not None else RECONNECTING if reconnect else Timing()
     given = {"keepalive": keepalive, "dead_after": dead_after, "step_deadline": step_deadline}
     chosen = dataclasses.replace(base, **{k: v for k, v in given.items() if v is not None})
     async with RecordSync.open(record) as records:
-        run = _Run(channel, session, player, records, chosen, reconnect, notice)
+        run = _Run(channel, session, player, records, chosen, reconnect, notice, floor or FloorClock())
         await run.play()
-    await channel.close()
+    await run.close()
     return run.report()
 
 
@@ -164,6 +173,7 @@ class _Run:
         timing: Timing,
         reconnect: bool,
         notice: Notice | None,
+        floor: FloorClock,
     ) -> None:
         self.channel = channel
         self.session = session
@@ -175,13 +185,13 @@ class _Run:
         self.wake = trio.Event()  # re-armed by the driver before each look at the session
         self.lost: str | None = None  # why the connection is gone
         self.choosing: trio.CancelScope | None = None  # the player's decision in progress
-        self.last_heard = trio.current_time()
+        self.started = trio.current_time()
         self.silent = False  # the silence was announced
         self.back = trio.Event()  # set when a frame ends an announced silence
-        self.floor = (-1, 0.0)  # the chain's length when the peer took the floor, and when that was
+        self.floor = floor  # how long the peer has held the floor
         self.shown: object = None  # what a watching player last saw
         self.quit_requested = player.quit_requested if isinstance(player, Leaving) else None
-        self.timed = player if isinstance(player, Timed) else None
+        self.countdown = _countdown(player)
 
     async def play(self) -> None:
         async with trio.open_nursery() as nursery:
@@ -193,8 +203,21 @@ class _Run:
             await self.driver()
             await self.flush()
             nursery.cancel_scope.cancel()
+        self.floor.pause()
         await self.player.notify(self.session.take_events())
         self.records.push(self.session.chain.entries)
+
+    async def close(self) -> None:
+        """After a graceful end, our EOF, then read (and drop) what the peer still sends until its EOF,
+        for up to ``linger`` seconds; then close. A lost connection is closed at once."""
+        if self.lost is None and self.session.waiting is Waiting.DONE:
+            with trio.move_on_after(self.timing.linger), contextlib.suppress(*_CLOSING):
+                stream = self.channel.stream
+                if isinstance(stream, trio.abc.HalfCloseableStream):
+                    await stream.send_eof()
+                while await self.channel.receive() is not None:
+                    pass
+        await self.channel.close()
 
     def report(self) -> MatchReport:
         session = self.session
@@ -207,7 +230,7 @@ class _Run:
             bytes_sent=self.channel.bytes_sent,
             bytes_received=self.channel.bytes_received,
             entries=len(session.chain.entries),
-            lost_at=self.last_heard if disconnected else None,
+            lost_at=self.heard_at if disconnected else None,
         )
 
     # ------------------------------------------------------------------ waking the driver
@@ -232,7 +255,10 @@ class _Run:
                 self.connection_lost(str(exc))
                 return
             except RemoteProtocolError as exc:
-                self.fail(exc)
+                if self.reconnect and exc.reason == "truncated-frame":
+                    self.connection_lost(str(exc))  # a frame cut by a dropped connection proves nothing
+                else:
+                    self.fail(exc)
                 return
             self.heard()
             if not await self.take(frame):
@@ -301,29 +327,35 @@ class _Run:
             except ConnectionLost:
                 return
 
+    @property
+    def heard_at(self) -> float:
+        """When bytes last came from the peer (a large frame on a slow link is no silence)."""
+        received = self.channel.last_received
+        return self.started if received is None else max(self.started, received)
+
     def heard(self) -> None:
-        self.last_heard = trio.current_time()
+        """A whole frame came: an announced silence is over."""
         if self.silent:
             self.silent = False
             self.back.set()
             self.notice("Connection back.")
 
     async def silence_watch(self) -> None:
-        """Tell the player of a silence within ``quiet_after`` seconds of the last frame, and of its end."""
+        """Tell the player of a silence within ``quiet_after`` seconds of the last bytes, and of its end."""
         while True:
-            await trio.sleep_until(self.last_heard + self.timing.quiet_after)
+            await trio.sleep_until(self.heard_at + self.timing.quiet_after)
             if self.lost is not None:
                 return  # the run is ending; the connection's loss was told
-            if trio.current_time() < self.last_heard + self.timing.quiet_after:
-                continue  # a frame came meanwhile
+            if trio.current_time() < self.heard_at + self.timing.quiet_after:
+                continue  # bytes came meanwhile
             self.silent = True
             self.back = trio.Event()
             self.notice(self.retrying())
             await self.back.wait()
 
     def retrying(self) -> str:
-        """"Connection lost, retrying (58 s)...": the seconds left before the match is given up."""
-        left = (self.timing.reconnect_grace if self.reconnect else self.timing.dead_after) + self.last_heard
+        """ "Connection lost, retrying (58 s)...": the seconds left before the match is given up."""
+        left = (self.timing.reconnect_grace if self.reconnect else self.timing.dead_after) + self.heard_at
         seconds = max(0, math.ceil(left - trio.current_time()))
         return f"Connection lost, {'retrying' if self.reconnect else 'waiting'} ({seconds} s)..."
 
@@ -365,12 +397,9 @@ class _Run:
     async def wait_for_peer(self) -> None:
         """Sleep until woken, or claim against the peer once it held the floor past its patience."""
         session = self.session
-        length = len(session.chain.entries)
-        if self.floor[0] != length:
-            self.floor = (length, trio.current_time())
         decides = session.peer_decides
         patience = self.timing.peer_patience(session.turn_limit, decides)
-        with trio.move_on_at(self.floor[1] + patience):
+        with trio.move_on_at(self.floor.deadline(len(session.chain.entries), patience)):
             await self.wake.wait()
             return
         if decides:
@@ -410,24 +439,18 @@ class _Run:
         assert view is not None
         limit = session.turn_limit
         deadline = trio.current_time() + limit if limit else math.inf
-        timed = self.timed if limit else None
-        if timed is not None:
-            timed.set_deadline(deadline)
+        countdown = self.countdown if limit else None
         try:
-            action = await self.ask(lambda: self.player.choose(view, legal, context), deadline)
+            if countdown is not None:
+                action = await self.ask(lambda: countdown(view, legal, context, deadline=deadline), deadline)
+            else:
+                action = await self.ask(lambda: self.player.choose(view, legal, context), deadline)
         except PlayerQuit as exc:
             session.quit(str(exc) or "the player left")
             return
-        finally:
-            if timed is not None:
-                timed.set_deadline(None)
         if session.waiting is not Waiting.MOVE:
             return  # the match ended while the player chose
-        if action is None:
-            action = legal[0]
-            if timed is not None:
-                timed.timed_out(action)
-        session.submit(action)
+        session.submit(legal[0] if action is None else action)  # the time limit passed: the first legal one
 
     def context(self) -> MatchContext:
         session = self.session
@@ -445,6 +468,9 @@ class _Run:
         if key != self.shown:
             self.shown = key
             self.player.see(rnd.copy())
+
+
+_CLOSING = (ConnectionLost, RemoteProtocolError, trio.BrokenResourceError, trio.ClosedResourceError)
 
 
 def _quiet(_line: str) -> None:

@@ -9,7 +9,7 @@
 """
 
 from p2p_koikoi.testing.processes import KOIKOI, free_port, koikoi_env, spawn_host, wait_listening
-from p2p_koikoi.testing.sessions import SessionPair, deterministic_entropy, pipe_sessions, session_pair
+from p2p_koikoi.testing.sessions import SessionPair, decide, deterministic_entropy, pipe_sessions, session_pair
 from p2p_koikoi.testing.streams import CuttingProxy, TrickleStream, trickle_stream_pair
 from p2p_koikoi.testing.vectors import wire_vectors
 
@@ -18,6 +18,7 @@ __all__ = [
     "CuttingProxy",
     "SessionPair",
     "TrickleStream",
+    "decide",
     "deterministic_entropy",
     "free_port",
     "koikoi_env",

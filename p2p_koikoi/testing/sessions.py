@@ -70,17 +70,7 @@ def pipe_sessions(
                 delivered += 1
                 progressed = True
         for seat, session in enumerate(sessions):
-            if session.waiting is Waiting.ACCEPT:
-                session.accept()
-                progressed = True
-            elif session.waiting is Waiting.MOVE:
-                view = session.view()
-                assert view is not None and session.rules is not None and session.match is not None
-                legal = session.legal_actions()
-                points = (session.match.points[0], session.match.points[1])
-                context = MatchContext(session.rules, seat, points, session.round_number)
-                session.submit(agents[seat].choose(view, legal, context))
-                progressed = True
+            progressed = decide(session, agents[seat]) or progressed
         if all(s.waiting is Waiting.DONE for s in sessions) and not any(s.outgoing for s in sessions):
             return None
         if not progressed:
@@ -88,6 +78,21 @@ def pipe_sessions(
             raise AssertionError(f"the sessions are stuck: {states}")
         if delivered > max_entries:
             raise AssertionError("the match does not end")
+
+
+def decide(session: MatchSession, agent: Agent) -> bool:
+    """Make the decision the session waits for, if any (accept the rules, or the agent's move)."""
+    if session.waiting is Waiting.ACCEPT:
+        session.accept()
+        return True
+    if session.waiting is not Waiting.MOVE:
+        return False
+    view = session.view()
+    assert view is not None and session.rules is not None and session.match is not None
+    points = (session.match.points[0], session.match.points[1])
+    context = MatchContext(session.rules, session.seat, points, session.round_number)
+    session.submit(agent.choose(view, session.legal_actions(), context))
+    return True
 
 
 def deterministic_entropy(label: bytes) -> Callable[[int], bytes]:
