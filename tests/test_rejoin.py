@@ -88,7 +88,8 @@ def _one_match_goes_on(replays: Path, before: list[bytes]) -> None:
 
 
 def test_a_guest_killed_after_the_first_dealer_rejoins_with_koikoi_join(tmp_path: Path) -> None:
-    """The host is still waiting to reconnect when the killed guest runs `koikoi join` afresh."""
+    """The host is still waiting to reconnect when the killed guest runs `koikoi join` afresh; someone
+    else who joins meanwhile is turned away."""
     port = free_port()
     replays = tmp_path / "replays"
     guest_env = koikoi_env(tmp_path / "guest")
@@ -98,6 +99,10 @@ def test_a_guest_killed_after_the_first_dealer_rejoins_with_koikoi_join(tmp_path
             _join(port, replays, "-q"), env=guest_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         _, before = _killed_mid_match(guest, replays, "guest")
+        stranger_env = koikoi_env(tmp_path / "x")
+        stranger = subprocess.run(
+            _join(port, tmp_path / "elsewhere"), env=stranger_env, capture_output=True, text=True, timeout=60
+        )
         again = subprocess.run(_join(port, replays), env=guest_env, capture_output=True, text=True, timeout=180)
         _, host_err = host.communicate(timeout=60)
     finally:
@@ -106,6 +111,7 @@ def test_a_guest_killed_after_the_first_dealer_rejoins_with_koikoi_join(tmp_path
     assert host.returncode == 0, host_err
     assert "Traceback" not in again.stderr + host_err
     assert "You have an unfinished match with this host" in again.stderr
+    assert stranger.returncode == 1 and "Traceback" not in stranger.stderr, "another key is turned away"
     _one_match_goes_on(replays, before)
 
 
@@ -235,44 +241,14 @@ def test_a_restarted_host_takes_up_the_match_with_the_guest_that_joins_again(tmp
     _one_match_goes_on(replays, before)
 
 
-def test_a_guest_whose_host_holds_no_such_match_stops_and_says_how_to_go_on(tmp_path: Path) -> None:
-    """The host started afresh (its secret gone): it offers a new match, which the guest, holding an
-    unfinished one with it, does not take; the host is not fooled into anything and goes on waiting."""
+def _one_side_forgot(tmp_path: Path, whose: str) -> tuple[subprocess.CompletedProcess[str], str, Path, Path]:
+    """Both crash mid-match; ``whose`` secret goes; the host starts again and the guest joins again, the
+    host still waiting after. Returns the join, the host's log and the host's and guest's records."""
     replays = tmp_path / "replays"
     _both_killed_mid_match(tmp_path, free_port(), replays)
     (host_file,) = replays.glob("*-host.koikoi")
     (guest_file,) = replays.glob("*-guest.koikoi")
-    secret_path(host_file).unlink()
-    port = free_port()
-    log = tmp_path / "host.log"
-    host = _host_logged(tmp_path / "host", port, replays, log)
-    try:
-        again = subprocess.run(
-            _join(port, replays), env=koikoi_env(tmp_path / "guest"), capture_output=True, text=True, timeout=60
-        )
-        time.sleep(0.5)
-        assert host.poll() is None, "the host goes on waiting"
-    finally:
-        host.kill()
-        host.wait(timeout=10)
-    assert again.returncode == 1, again.stderr
-    assert "Traceback" not in again.stderr + log.read_text()
-    last = again.stderr.strip().splitlines()[-1]
-    assert "the host has no unfinished match with you" in last, again.stderr
-    assert f"koikoi resume {guest_file}" in last and f"delete {secret_path(guest_file)}" in last
-    assert secret_path(guest_file).exists()
-    assert sorted(replays.glob("*.koikoi")) == sorted([host_file, guest_file]), "no new match was begun"
-    assert "it resumes a match we do not hold unfinished" in log.read_text()
-
-
-def test_a_host_holding_an_unfinished_match_offers_that_guest_no_new_one(tmp_path: Path) -> None:
-    """The guest lost its secret (or plays from another folder): the host waits for its resume, drops
-    it without, and goes on waiting; no second match begins."""
-    replays = tmp_path / "replays"
-    _both_killed_mid_match(tmp_path, free_port(), replays)
-    (host_file,) = replays.glob("*-host.koikoi")
-    (guest_file,) = replays.glob("*-guest.koikoi")
-    secret_path(guest_file).unlink()
+    secret_path(host_file if whose == "host" else guest_file).unlink()
     port = free_port()
     log = tmp_path / "host.log"
     host = _host_logged(tmp_path / "host", port, replays, log)
@@ -288,10 +264,28 @@ def test_a_host_holding_an_unfinished_match_offers_that_guest_no_new_one(tmp_pat
     host_err = log.read_text()
     assert again.returncode == 1, again.stderr
     assert "Traceback" not in again.stderr + host_err
-    assert f"to start afresh instead, delete {secret_path(host_file)}" in host_err
-    assert "without offering a match" in again.stderr.strip().splitlines()[-1], again.stderr
-    assert "koikoi resume" in again.stderr.strip().splitlines()[-1]
     assert sorted(replays.glob("*.koikoi")) == sorted([host_file, guest_file]), "no new match was begun"
+    return again, host_err, host_file, guest_file
+
+
+def test_a_guest_whose_host_holds_no_such_match_stops_and_says_how_to_go_on(tmp_path: Path) -> None:
+    """The host started afresh (its secret gone): it offers a new match, which the guest, holding an
+    unfinished one with it, does not take; the host is not fooled into anything and goes on waiting."""
+    again, host_err, _, guest_file = _one_side_forgot(tmp_path, "host")
+    last = again.stderr.strip().splitlines()[-1]
+    assert "the host has no unfinished match with you" in last, again.stderr
+    assert f"koikoi resume {guest_file}" in last and f"delete {secret_path(guest_file)}" in last
+    assert secret_path(guest_file).exists()
+    assert "it resumes a match we do not hold unfinished" in host_err
+
+
+def test_a_host_holding_an_unfinished_match_offers_that_guest_no_new_one(tmp_path: Path) -> None:
+    """The guest lost its secret (or plays from another folder): the host waits for its resume, drops
+    it without, and goes on waiting; no second match begins."""
+    again, host_err, host_file, _ = _one_side_forgot(tmp_path, "guest")
+    assert f"to start afresh instead, delete {secret_path(host_file)}" in host_err
+    last = again.stderr.strip().splitlines()[-1]
+    assert "without offering a match" in last and "koikoi resume" in last, again.stderr
     assert secret_path(host_file).exists()
 
 
