@@ -13,9 +13,13 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p_koikoi.app.netplay import Restored, _put_back, _unfinished
+from p2p_koikoi.app.netplay import JoinOptions, Restored, _put_back, _unfinished, join_match
+from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.app.unfinished import ResumeError, find_unfinished, restore_match
-from p2p_koikoi.net.tcp import Address, dial
+from p2p_koikoi.bots import RandomAgent
+from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
+from p2p_koikoi.net.handshake import Greeting
+from p2p_koikoi.net.tcp import Address, Refused, dial, listen
 from p2p_koikoi.record.format import secret_path
 from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.writer import write_secret
@@ -329,3 +333,35 @@ def test_a_record_that_cannot_be_taken_up_is_said_once_and_passed_over(tmp_path:
     for _ in range(3):
         assert _unfinished(host_file.parent, played.keys[0], guest_key, said.append, restored) is None
     assert len(said) == 1 and said[0].startswith(f"Not resuming {host_file.name}: cannot rebuild"), said
+
+
+async def test_a_guest_offered_no_match_stops_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host that greets and hangs up without offering a match (as one holding an unfinished match with
+    a guest that does not resume it): the guest stops with one line, it does not try to resume a match
+    that never began, and keeps no record."""
+    monkeypatch.setenv("KOIKOI_HOME", str(tmp_path / "guest"))
+    host_key = Ed25519PrivateKey.generate()
+    ports: list[int] = []
+
+    async def hang_up(channel: FramedChannel, greeting: Greeting, peer: str) -> None:
+        raise Refused("it holds an unfinished match with us")
+
+    async def serve(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        async def listening(addresses: list[Address]) -> None:
+            ports.append(addresses[0].port)
+            task_status.started()
+
+        await listen(public_bytes(host_key), hang_up, port=0, bind="127.0.0.1", on_listening=listening)
+
+    async def yes(question: str) -> bool:
+        return True
+
+    replays = tmp_path / "replays"
+    async with trio.open_nursery() as nursery:
+        await nursery.start(serve)
+        options = JoinOptions((Address("127.0.0.1", ports[0]),), replays)
+        player = BotPlayer(RandomAgent(1), 1)
+        with trio.fail_after(30), pytest.raises(ConnectionLost, match=r"without offering a match.*koikoi resume"):
+            await join_match(options, lambda seat: player, lambda line: None, yes)
+        nursery.cancel_scope.cancel()
+    assert not list(replays.glob("*")), "no record of a match that never began"

@@ -149,7 +149,9 @@ async def play_on(
             if record is not None and not can_resume(session):
                 record.forget_secret()
             return counted(report)
-        if len(session.chain.entries) < 2:  # no accepted match: the host does not wait for this one
+        if len(session.chain.entries) < 2:  # no accepted match: the host keeps nothing of it
+            if record is not None:
+                record.forget_secret()
             raise ConnectionLost("the connection closed before the match began")
         lost_at = report.lost_at
         sent, received = sent + report.bytes_sent, received + report.bytes_received

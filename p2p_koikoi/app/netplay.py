@@ -169,9 +169,10 @@ def _unfinished(
     """Our unfinished match with ``peer_key``, rebuilt from its record, if any; one we cannot take up
     again (over after all, damaged) is said and passed over.
 
-    Rebuilding replays the whole record (tenths of a second for a long match: bench/rejoin.py), and anyone who knows the
-    guest's public key may knock again and again, so a host keeps what it rebuilt in ``restored``: an
-    attempt takes it out (two at once never share one) and :func:`_put_back` returns it untouched."""
+    Rebuilding replays the whole record (tenths of a second for a long match: ``bench/rejoin.py``), and
+    anyone who knows the guest's public key may knock again and again, so a host keeps what it rebuilt
+    in ``restored``: an attempt takes it out (two at once never share one) and :func:`_put_back`
+    returns it untouched."""
     path = find_unfinished(directory, public_bytes(identity), peer_key)
     if path is None:
         return None
