@@ -39,3 +39,12 @@ def test_version_completion_and_plain_help() -> None:
     assert "--install-completion" in top and "list" in top
     play = koikoi("play", "--help").stdout
     assert "<bool>" not in play and "╭" not in play and "--plain" in play
+
+
+def test_usage_lines_name_arguments_as_man_pages_do() -> None:
+    def usage(command: str) -> str:  # run as python -m p2p_koikoi, so the program is named so
+        return koikoi(command, "--help").stdout.splitlines()[0].removeprefix("Usage: python -m p2p_koikoi ")
+
+    assert usage("replay") == "replay [OPTIONS] FILE"
+    assert usage("resume") == "resume [OPTIONS] FILE [ADDRESS]"
+    assert usage("verify") == "verify [OPTIONS] FILE..."

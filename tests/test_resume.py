@@ -151,9 +151,11 @@ async def test_a_network_that_splits_and_delays_writes(tmp_path: Path) -> None:
     assert [e.data for e in host_chain] == [e.data for e in guest_chain]
 
 
-async def test_a_peer_that_never_comes_back_forfeits(tmp_path: Path) -> None:
-    """Cut mid-round and keep the proxy from forwarding again: both wait out the grace, each records
-    its signed goodbye saying the other is gone, and each keeps the secret beside its record, since
+async def test_a_peer_that_never_comes_back_leaves_the_match_abandoned(tmp_path: Path) -> None:
+    """Cut mid-round and keep the proxy from forwarding again: both wait out the grace and claim the other
+    is gone. A side the next entry is owed to (as its own chain stands: the entry lost in the cut may
+    leave the two chains one apart) signs its claim (``peer-gone``); a side that owes it writes nothing
+    (a claim would be its own forfeit). Nobody wins, and each keeps the secret beside its record, since
     the match can still be resumed."""
 
     class OneShot(CuttingProxy):
@@ -164,12 +166,17 @@ async def test_a_peer_that_never_comes_back_forfeits(tmp_path: Path) -> None:
             await super()._serve(client)
 
     proxy_args = {"cut": PHASES["mid-turn"]}
-    host, guest, _, _, _ = await match_through_proxy(tmp_path, proxy_args, grace=2.0, proxy_class=OneShot)
+    host, guest, host_chain, guest_chain, _ = await match_through_proxy(
+        tmp_path, proxy_args, grace=2.0, proxy_class=OneShot
+    )
     assert host.ended_by == "peer-vanished" and guest.ended_by == "peer-vanished"
     assert "did not come back within 2 s" in guest.text
-    last = read_record(tmp_path / "guest.koikoi").entries[-1].entry
-    assert (last.kind, last.author, last.body[0]) == ("goodbye", 1, "peer-gone")
-    for name in ("host.koikoi", "guest.koikoi"):
+    for seat, name, chain in ((0, "host.koikoi", host_chain), (1, "guest.koikoi", guest_chain)):
+        entries = read_record(tmp_path / name).entries
+        assert [e.data for e in entries] == [e.data for e in chain]
+        last = entries[-1].entry
+        if last.kind == "goodbye":  # its own claim, never a forfeit
+            assert (last.author, last.body[0]) == (seat, "peer-gone")
         assert (tmp_path / (name + ".secret")).exists(), "an abandoned match can be resumed: its secret stays"
 
 

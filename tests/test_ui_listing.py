@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+
+from p2p_koikoi.app.closing import koikoi_command
+from p2p_koikoi.testing.processes import KOIKOI, free_port, koikoi_env, wait_listening
 
 
 def koikoi(home: Path, *args: str, typed: str = "") -> subprocess.CompletedProcess[str]:
@@ -107,3 +113,80 @@ def test_the_installed_script_names_itself_when_koikoi_is_not_on_the_path(tmp_pa
     assert command == str(script)
     again = subprocess.run(f"{command} rules qdan", shell=True, env=env, capture_output=True, text=True, timeout=60)
     assert again.returncode == 0 and "Yaku" in again.stdout
+
+
+def wait_for(process: subprocess.Popen[str], text: str, timeout: float = 60) -> str:
+    """Read ``process``'s stdout until ``text`` shows (it must stay open for its prompts)."""
+    assert process.stdout is not None
+    seen = ""
+    deadline = time.monotonic() + timeout
+    while text not in seen:
+        assert time.monotonic() < deadline, f"no {text!r} in:\n{seen[-2000:]}"
+        ready, _, _ = select.select([process.stdout], [], [], 0.5)
+        if ready:
+            chunk = os.read(process.stdout.fileno(), 65536).decode()
+            assert chunk, f"the program ended before {text!r}:\n{seen[-2000:]}"
+            seen += chunk
+    return seen
+
+
+def interrupt(process: subprocess.Popen[str]) -> str:
+    """Ctrl-C, as a terminal sends it; the program's stderr once it ended."""
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    return err
+
+
+def test_ctrl_c_in_a_hosted_match_prints_the_record_and_the_resume_command(tmp_path: Path) -> None:
+    port = free_port()
+    replays = tmp_path / "replays"
+    host = subprocess.Popen(
+        [*KOIKOI, "host", "--port", str(port), "--bind", "127.0.0.1", "--replay-dir", str(replays), "--plain"],
+        env=koikoi_env(tmp_path / "host"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    guest = None
+    try:
+        wait_listening(port)
+        guest = subprocess.Popen(
+            [*KOIKOI, "join", f"127.0.0.1:{port}", "--bot", "random", "--yes", "-q", "--replay-dir", str(replays)],
+            env=koikoi_env(tmp_path / "guest"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for(host, "q to leave]: ")
+        err = interrupt(host)
+    finally:
+        host.kill()
+        if guest is not None:
+            guest.kill()
+            guest.wait(timeout=30)
+    assert host.returncode == 130, err
+    (record,) = replays.glob("*-host.koikoi")
+    assert f"Record saved: {record}" in err.splitlines()
+    assert f"Take the match up again with: {koikoi_command()} resume {record}" in err.splitlines()
+    assert err.splitlines()[-1] == "koikoi: interrupted"
+
+
+def test_ctrl_c_in_practice_prints_the_record(tmp_path: Path) -> None:
+    play = subprocess.Popen(
+        [*KOIKOI, "play", "--bot", "random"],
+        env=koikoi_env(tmp_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(play, "q to leave]: ")
+        err = interrupt(play)
+    finally:
+        play.kill()
+    assert play.returncode == 130, err
+    (record,) = (tmp_path / "data" / "replays").glob("*.koikoi")
+    assert f"Record saved: {record}" in err.splitlines()
+    assert "resume" not in err  # a practice match cannot be taken up again, and says so
+    assert "cannot be taken up again" in err

@@ -10,11 +10,14 @@ from __future__ import annotations
 import shlex
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from p2p_koikoi.record.format import secret_path
 
-__all__ = ["koikoi_command", "record_lines"]
+__all__ = ["interrupted_lines", "koikoi_command", "record_lines"]
+
+STARTED = time.time()  # about when this process started (the CLI imports this module first thing)
 
 
 def koikoi_command() -> str:
@@ -38,3 +41,17 @@ def record_lines(record: Path | None, *, finished: bool) -> list[str]:
     if not finished and secret_path(record).exists():
         lines.append(f"Take the match up again with: {command} resume {path}")
     return lines
+
+
+def interrupted_lines(directory: Path | None = None, since: float = STARTED) -> list[str]:
+    """After Ctrl-C: the record this run was writing (the newest in ``directory`` touched since it
+    started), where it is and what to do with it; nothing if no record was begun."""
+    from p2p_koikoi.app.listing import recent_records
+
+    for path in recent_records(directory):
+        try:
+            if path.stat().st_mtime >= since - 1:
+                return record_lines(path, finished=False)
+        except OSError:
+            continue
+    return []

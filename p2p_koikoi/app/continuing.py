@@ -27,7 +27,6 @@ from p2p_koikoi.net.runner import MatchReport, Player, run_match
 from p2p_koikoi.net.tcp import Address, Dropped, dial_raw, listen_raw
 from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.record.writer import RecordWriter
-from p2p_koikoi.referee import Ending
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.wire import RemoteProtocolError
 
@@ -55,9 +54,7 @@ class Reconnect:
 def can_resume(session: MatchSession) -> bool:
     """Whether ``koikoi resume`` can still take this match up: unfinished, or abandoned (a claim that a
     peer vanished or stalled, which proves nothing and so ends nothing for good)."""
-    if session.waiting is not Waiting.DONE:
-        return True
-    return session.ending is not None and session.ending.how is Ending.ABANDONED
+    return session.waiting is not Waiting.DONE or session.resumable
 
 
 async def _guest_again(plan: Reconnect, session: MatchSession, identity: Ed25519PrivateKey) -> FramedChannel:

@@ -28,6 +28,7 @@ from p2p_koikoi.net.portmap import Mapper
 from p2p_koikoi.net.resume import NoSuchMatch, resume_as_guest, resume_as_host
 from p2p_koikoi.net.runner import MatchReport, Player
 from p2p_koikoi.net.tcp import Address, Dropped, Pin, Refused, dial_any, dialable, listen, local_addresses
+from p2p_koikoi.net.timing import DEFAULT_TURN_LIMIT
 from p2p_koikoi.record.format import secret_path
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.writer import RecordWriter, record_name
@@ -83,7 +84,7 @@ class HostOptions:
     rules: RuleSet
     port: int
     bind: str | None = None
-    turn_limit: int = 0
+    turn_limit: int = DEFAULT_TURN_LIMIT
     replay_dir: Path | None = None
     lan: bool = False
     guest: str | None = None  # admit only the guest whose key has this fingerprint
@@ -217,7 +218,11 @@ async def rejoin_guest(
 
 
 async def admit_guest(
-    channel: FramedChannel, greeting: Greeting, identity: Ed25519PrivateKey, rules: RuleSet, turn_limit: int = 0
+    channel: FramedChannel,
+    greeting: Greeting,
+    identity: Ed25519PrivateKey,
+    rules: RuleSet,
+    turn_limit: int = DEFAULT_TURN_LIMIT,
 ) -> MatchSession:
     """The rest of the host's handshake: our ``match`` entry out, the guest's valid ``accept`` in.
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import difflib
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Annotated, ParamSpec, TypeVar
 
 import typer
@@ -51,3 +52,27 @@ def one_line_errors(func: Callable[P, R]) -> Callable[P, R]:
             raise fail(str(exc)) from None
 
     return wrapper
+
+
+def say_interrupted(directory: Path | None = None) -> None:
+    """On Ctrl-C: print where the record of the match is, and the command to resume or check it."""
+    from p2p_koikoi.app.closing import interrupted_lines
+
+    for line in interrupted_lines(directory):
+        print(line, file=sys.stderr)
+
+
+def run_trio(function: Callable[..., Awaitable[R]], *args: object) -> R:
+    """``trio.run``, with the errors its nurseries group put back as themselves: Ctrl-C as
+    :class:`KeyboardInterrupt` (so the command says where the record is), a lone error as that error."""
+    import trio
+
+    try:
+        return trio.run(function, *args)
+    except BaseExceptionGroup as group:
+        if group.subgroup(KeyboardInterrupt) is not None:
+            raise KeyboardInterrupt from None
+        error: BaseException = group
+        while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+            error = error.exceptions[0]
+        raise error from None

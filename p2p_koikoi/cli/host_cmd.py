@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
+from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors, run_trio, say_interrupted
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 from p2p_koikoi.net import DEFAULT_PORT
+from p2p_koikoi.net.timing import DEFAULT_TURN_LIMIT
 
 if TYPE_CHECKING:
     pass
@@ -22,7 +23,9 @@ def host(
     rules_name: RulesOption = "nintendo",
     overrides: SetOption = None,
     rounds: Annotated[int | None, typer.Option(help="Rounds in the match: 3, 6 or 12.")] = None,
-    turn_limit: Annotated[int, typer.Option(help="Seconds per move: 0 (none), 30 or 60.")] = 0,
+    turn_limit: Annotated[
+        int, typer.Option(help="Seconds a player has for each decision (0: no limit, at most 3600).")
+    ] = DEFAULT_TURN_LIMIT,
     bot: BotOption = None,
     seed: SeedOption = None,
     replay_dir: ReplayDirOption = None,
@@ -40,7 +43,6 @@ def host(
     plain: PlainOption = False,
 ) -> None:
     """Host a match: listen for one opponent on IPv4 and IPv6, then play."""
-    import trio
 
     from p2p_koikoi.app.netplay import HostOptions, host_match
     from p2p_koikoi.net.framed import ConnectionLost
@@ -49,8 +51,8 @@ def host(
     rules = build_rules(rules_name, overrides)
     if rounds is not None:
         rules = rules.with_option("rounds", str(rounds))
-    if turn_limit not in (0, 30, 60):
-        raise fail("--turn-limit takes 0, 30 or 60 seconds")
+    if not 0 <= turn_limit <= 3600:
+        raise fail("--turn-limit takes 0 (no limit) up to 3600 seconds")
 
     seat_player = Seat(bot, seed, quiet, assume_yes=False)
     agent = seat_player.agent
@@ -78,11 +80,12 @@ def host(
                 raise fail("you left before a guest came", 1)
             result = at_table
         else:
-            result = trio.run(host_match, options, player_for, say, confirm)
+            result = run_trio(host_match, options, player_for, say, confirm)
     except OSError as exc:
         raise fail(f"cannot listen on port {port}: {exc.strerror or exc}") from None
     except ConnectionLost as exc:
         raise fail(str(exc), 1) from None
     except KeyboardInterrupt:
+        say_interrupted(replay_dir)  # where the record is, and how to resume
         raise fail("interrupted", 130) from None
     raise typer.Exit(print_result(result))

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from p2p_koikoi.cli.common import fail, one_line_errors
+from p2p_koikoi.cli.common import fail, one_line_errors, run_trio, say_interrupted
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 
@@ -72,12 +72,13 @@ def join(
                 raise fail("you left before the match began", 1)
             result = at_table
         else:
-            result = trio.run(join_match, options, player_for, say, confirm)
+            result = run_trio(join_match, options, player_for, say, confirm)
     except ConnectionLost as exc:
         raise fail(str(exc), 1) from None
     except RemoteProtocolError as exc:
         raise fail(f"the host broke the protocol: {exc}", 1) from None
     except KeyboardInterrupt:
+        say_interrupted(replay_dir)  # where the record is, and how to resume
         raise fail("interrupted", 130) from None
     raise typer.Exit(print_result(result))
 

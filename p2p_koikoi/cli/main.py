@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import sys
 from importlib.metadata import PackageNotFoundError, version
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperArgument
 
 from p2p_koikoi.cli import (
     arena_cmd,
@@ -66,6 +67,18 @@ app.command("arena")(arena_cmd.arena)
 app.command("verify")(verify_cmd.verify)
 app.command("replay")(replay_cmd.replay)
 app.command("export")(export_cmd.export)
+
+
+def _usage_name(argument: Any) -> str:
+    """An argument in the usage line as man pages write it: ``FILE`` required, ``[FILE]`` optional
+    (Typer's own usage wraps a required one in braces, ``{FILE}``, which reads like a placeholder)."""
+    name = str(argument.display_name_raw).strip("[]").removesuffix("...")
+    name += "..." if argument.nargs != 1 else ""
+    return name if argument.required else f"[{name}]"
+
+
+if hasattr(TyperArgument, "_usage_display_name"):  # the hook Typer's usage line calls (0.2x)
+    TyperArgument._usage_display_name = _usage_name  # type: ignore[method-assign,assignment]
 
 
 def main() -> None:

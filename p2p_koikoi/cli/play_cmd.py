@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from p2p_koikoi.app.closing import record_lines
-from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
+from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors, run_trio, say_interrupted
 from p2p_koikoi.cli.netopts import print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 
@@ -30,7 +28,6 @@ def play(
     plain: PlainOption = False,
 ) -> None:
     """Practice against the built-in bot, a second peer over loopback TCP through the full protocol."""
-    import trio
 
     from p2p_koikoi.app.practice import PracticeOptions, practice_match
     from p2p_koikoi.bots.registry import UnknownBotError, make_agent
@@ -43,7 +40,6 @@ def play(
     except UnknownBotError as exc:
         raise fail(str(exc)) from None
     options = PracticeOptions(rules, bot, seed)
-    started = time.time()
     try:
         if use_table(plain):
             from p2p_koikoi.ui.terminal import run_at_table
@@ -58,25 +54,11 @@ def play(
                 raise fail("you left before the match began", 1)
             result = at_table
         else:
-            result = trio.run(_plain_matches, options)
+            result = run_trio(_plain_matches, options)
     except KeyboardInterrupt:
-        for line in record_lines(_written_since(started), finished=False):
-            typer.echo(line, err=True)
+        say_interrupted()
         raise fail("interrupted: a practice match cannot be taken up again", 130) from None
     raise typer.Exit(print_result(result))
-
-
-def _written_since(started: float) -> Path | None:
-    """The record this run was writing when it was cut short (the newest one touched since it started)."""
-    from p2p_koikoi.app.listing import recent_records
-
-    for path in recent_records():
-        try:
-            if path.stat().st_mtime >= started - 1:
-                return path
-        except OSError:
-            continue
-    return None
 
 
 async def _plain_matches(options: PracticeOptions) -> NetMatchResult:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from p2p_koikoi.app.closing import record_lines
-from p2p_koikoi.cli.common import fail, one_line_errors
+from p2p_koikoi.cli.common import fail, one_line_errors, run_trio
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 
@@ -31,7 +31,6 @@ def resume(
     plain: PlainOption = False,
 ) -> None:
     """Resume a match after a crash or a dropped connection: reconnect and play on."""
-    import trio
 
     from p2p_koikoi.app.resume import ResumeError, resume_match
     from p2p_koikoi.net.framed import ConnectionLost
@@ -70,7 +69,7 @@ def resume(
                 raise fail("you left before the match went on", 1)
             result = at_table
         else:
-            result = trio.run(lambda: resume_match(file, target, player_for, say, grace=grace))
+            result = run_trio(lambda: resume_match(file, target, player_for, say, grace=grace))
     except (ResumeError, RecordError) as exc:
         raise fail(str(exc)) from None
     except ConnectionLost as exc:

@@ -191,6 +191,7 @@ class _Run:
         self.floor = floor  # how long the peer has held the floor
         self.shown: object = None  # what a watching player last saw
         self.quit_requested = player.quit_requested if isinstance(player, Leaving) else None
+        self.watching = player if isinstance(player, Watching) else None  # asked once: a costly check
         self.countdown = _countdown(player)
 
     async def play(self) -> None:
@@ -462,12 +463,12 @@ class _Run:
     def show_table(self) -> None:
         """Hand a watching player our seat's view when what it shows has changed."""
         rnd = self.session.round
-        if not isinstance(self.player, Watching) or rnd is None:
+        if self.watching is None or rnd is None:
             return
         key = (id(rnd), rnd.public_state(), rnd.hands[self.session.seat])
         if key != self.shown:
             self.shown = key
-            self.player.see(rnd.copy())
+            self.watching.see(rnd.copy())
 
 
 _CLOSING = (ConnectionLost, RemoteProtocolError, trio.BrokenResourceError, trio.ClosedResourceError)

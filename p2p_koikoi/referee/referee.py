@@ -372,7 +372,7 @@ class Referee:
         if entry.author != turn:
             text = f"entry {index} is seat {entry.author}'s, but seat {turn} has the floor"
             _fail(index, "out-of-turn", text, entry.author)
-        if entry.state != self.state_hash():
+        if not self._signed_by_us and entry.state != self.state_hash():  # ours: prepare() just wrote it
             text = f"entry {index}: its author's view of the game differs from the rules'"
             _fail(index, "desync", text, entry.author)
         self._take(signed)
