@@ -74,7 +74,7 @@ async def _host_again(
     plan: Reconnect, session: MatchSession, identity: Ed25519PrivateKey, say: Callable[[str], None]
 ) -> FramedChannel:
     async def admit(channel: FramedChannel, peer: str) -> str:
-        await resume_as_host(channel, session, identity)
+        await resume_as_host(channel, session, identity, welcome=True)
         return peer
 
     async def dropped(item: Dropped) -> None:
@@ -146,6 +146,10 @@ async def play_on(
             if record is not None and not can_resume(session):
                 record.forget_secret()
             return counted(report)
+        if len(session.chain.entries) < 2:  # no accepted match: the host keeps nothing of it
+            if record is not None:
+                record.forget_secret()
+            raise ConnectionLost("the connection closed before the match began")
         lost_at = report.lost_at
         sent, received = sent + report.bytes_sent, received + report.bytes_received
         channel = None

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.app.continuing import Reconnect, play_on
 from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
+from p2p_koikoi.app.unfinished import ResumeError, Unfinished, find_unfinished, restore_match, tell_so_far
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.door import DropLog
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
@@ -24,13 +25,16 @@ from p2p_koikoi.net.handshake import Greeting, Guard
 from p2p_koikoi.net.invite import MAX_ADDRESSES, Invite, new_token
 from p2p_koikoi.net.lan import Announcement, LanGame, announce, browse
 from p2p_koikoi.net.portmap import Mapper
+from p2p_koikoi.net.resume import NoSuchMatch, resume_as_guest, resume_as_host
 from p2p_koikoi.net.runner import MatchReport, Player
 from p2p_koikoi.net.tcp import Address, Dropped, Pin, Refused, dial_any, dialable, listen, local_addresses
 from p2p_koikoi.net.timing import DEFAULT_TURN_LIMIT
+from p2p_koikoi.record.format import secret_path
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.writer import RecordWriter, record_name
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, Waiting
 from p2p_koikoi.wire import Ping, Pong, RemoteProtocolError, SignedEntry, public_bytes
+from p2p_koikoi.wire.frames import Resume
 
 __all__ = [
     "HostOptions",
@@ -45,12 +49,21 @@ __all__ = [
 ]
 
 Say = Callable[[str], None]
+NO_MATCH_OFFERED = (
+    "the host closed the connection without offering a match. A host that holds an unfinished match with"
+    " you offers no other: take it up with koikoi resume on your record of it, or have the host delete"
+    " its record's .secret to start afresh"
+)
 ACCEPT_DEADLINE = 300.0  # a person reads the rules before accepting
 Confirm = Callable[[str], Awaitable[bool]]
 
 
 def replay_dir(override: Path | None) -> Path:
     return override if override is not None else data_dir() / "replays"
+
+
+class StrayResume(Refused):
+    """A guest answered our new match with ``resume``: it holds an unfinished match we do not."""
 
 
 @dataclass
@@ -131,6 +144,79 @@ async def _play(
     return report, record.path
 
 
+async def _play_again(
+    channel: FramedChannel,
+    unfinished: Unfinished,
+    identity: Ed25519PrivateKey,
+    player: Player,
+    plan: Reconnect,
+    say: Say,
+) -> MatchReport:
+    """Play on an unfinished match taken up again on this connection, appending to its record."""
+    record = unfinished.reopen()
+    tell_so_far(player, unfinished.session)
+    try:
+        return await play_on(channel, unfinished.session, identity, player, record, plan, say)
+    finally:
+        record.close()
+
+
+Restored = dict[Path, "Unfinished | ResumeError"]
+
+
+def _unfinished(
+    directory: Path, identity: Ed25519PrivateKey, peer_key: bytes, say: Say, restored: Restored | None = None
+) -> Unfinished | None:
+    """Our unfinished match with ``peer_key``, rebuilt from its record, if any; one we cannot take up
+    again (over after all, damaged) is said and passed over.
+
+    Rebuilding replays the whole record (tenths of a second for a long match: ``bench/rejoin.py``), and
+    anyone who knows the guest's public key may knock again and again, so a host keeps what it rebuilt
+    in ``restored``: an attempt takes it out (two at once never share one) and :func:`_put_back`
+    returns it untouched."""
+    path = find_unfinished(directory, public_bytes(identity), peer_key)
+    if path is None:
+        return None
+    restored = restored if restored is not None else {}
+    kept = restored.pop(path, None)
+    if isinstance(kept, ResumeError):
+        restored[path] = kept  # said when first found
+        return None
+    if kept is not None:
+        return kept
+    try:
+        return restore_match(path, identity)
+    except ResumeError as exc:
+        say(f"Not resuming {path.name}: {exc}")
+        restored[path] = exc
+        return None
+
+
+def _put_back(restored: Restored, unfinished: Unfinished) -> None:
+    """After a failed attempt: the rebuilt match is kept for the next unless the attempt added to its
+    chain (entries a guest sent before failing)."""
+    if unfinished.untouched:
+        restored[unfinished.path] = unfinished
+
+
+async def rejoin_guest(
+    channel: FramedChannel, unfinished: Unfinished, identity: Ed25519PrivateKey, peer: str, say: Say
+) -> None:
+    """The host's half of a rejoin: the guest greeted afresh, but we hold an unfinished match with its
+    key, so no new match is offered; the guest must ``resume`` this one on this connection. A guest
+    that does not is dropped (the listener goes on waiting): never a second match beside the first."""
+    path = unfinished.path
+    say(f"Guest {peer} has an unfinished match with you ({path.name}): taking it up again.")
+    try:
+        await resume_as_host(channel, unfinished.session, identity)
+    except (ConnectionLost, RemoteProtocolError) as exc:
+        say(
+            f"Guest {peer} did not resume it ({exc}): it can with koikoi resume on its record; "
+            f"to start afresh instead, delete {secret_path(path)}."
+        )
+        raise Refused(f"it did not resume its unfinished match ({exc})") from None
+
+
 async def admit_guest(
     channel: FramedChannel,
     greeting: Greeting,
@@ -166,6 +252,8 @@ async def _await_accept(channel: FramedChannel, session: MatchSession) -> None:
         elif isinstance(frame, SignedEntry):
             session.receive(frame)
             return
+        elif isinstance(frame, Resume):
+            raise StrayResume("it resumes a match we do not hold unfinished (it was told how to start afresh)")
         elif not isinstance(frame, Pong):
             raise RemoteProtocolError("bad-frame", "a second hello")
 
@@ -225,9 +313,26 @@ async def host_match(
         for line in drops.add(trio.current_time(), dropped):
             say(line)
 
-    async def admit(channel: FramedChannel, greeting: Greeting, peer: str) -> tuple[MatchSession, str]:
-        session = await admit_guest(channel, greeting, identity, options.rules, options.turn_limit)
-        return session, peer
+    directory = replay_dir(options.replay_dir)
+    restored: Restored = {}
+
+    async def admit(
+        channel: FramedChannel, greeting: Greeting, peer: str
+    ) -> tuple[MatchSession, str, Unfinished | None]:
+        unfinished = _unfinished(directory, identity, greeting.peer_key, say, restored)
+        if unfinished is not None:
+            try:
+                await rejoin_guest(channel, unfinished, identity, peer, say)
+            except BaseException:
+                _put_back(restored, unfinished)
+                raise
+            return unfinished.session, peer, unfinished
+        try:
+            session = await admit_guest(channel, greeting, identity, options.rules, options.turn_limit)
+        except StrayResume as exc:  # rare and worth knowing: said in full, not just counted
+            say(f"Dropped {peer}: {exc}.")
+            raise
+        return session, peer, None
 
     async def summarise(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         task_status.started()
@@ -239,7 +344,7 @@ async def host_match(
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(summarise)
-            channel, (session, peer) = await listen(
+            channel, (session, peer, unfinished) = await listen(
                 key,
                 admit,
                 port=options.port,
@@ -258,11 +363,16 @@ async def host_match(
             for router in mapper:
                 nursery.start_soon(router.keep)
             result.peer_fingerprint = fingerprint(session.keys[1])
-            say(f"Guest {peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
             plan = Reconnect(0, port=listening[0], bind=options.bind)
-            result.report, result.record = await _play(
-                channel, session, identity, player_for(0), replay_dir(options.replay_dir), plan, say
-            )
+            if unfinished is not None:
+                say(f"Guest {peer} is back (fingerprint {result.peer_fingerprint}); the match goes on.")
+                result.record = unfinished.path
+                result.report = await _play_again(channel, unfinished, identity, player_for(0), plan, say)
+            else:
+                say(f"Guest {peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
+                result.report, result.record = await _play(
+                    channel, session, identity, player_for(0), directory, plan, say
+                )
             nursery.cancel_scope.cancel()
     finally:
         for lan in announcement:
@@ -286,11 +396,47 @@ async def join_match(
         return result
     result.peer_fingerprint = fingerprint(greeting.peer_key)
     say(f"Connected to {address} (fingerprint {result.peer_fingerprint}).")
-    session = MatchSession(1, identity, greeting.peer_key, greeting.nonces)
     plan = Reconnect(1, address=address)
-    result.report, result.record = await _play(
-        channel, session, identity, player_for(1), replay_dir(options.replay_dir), plan, say
-    )
+    directory = replay_dir(options.replay_dir)
+    unfinished = _unfinished(directory, identity, greeting.peer_key, say)
+    if unfinished is not None:
+        return await _rejoin_host(channel, unfinished, identity, player_for(1), plan, say, result)
+    session = MatchSession(1, identity, greeting.peer_key, greeting.nonces)
+    try:
+        result.report, result.record = await _play(channel, session, identity, player_for(1), directory, plan, say)
+    except ConnectionLost:
+        if session.chain.entries:
+            raise
+        raise ConnectionLost(NO_MATCH_OFFERED) from None
+    return result
+
+
+async def _rejoin_host(
+    channel: FramedChannel,
+    unfinished: Unfinished,
+    identity: Ed25519PrivateKey,
+    player: Player,
+    plan: Reconnect,
+    say: Say,
+    result: NetMatchResult,
+) -> NetMatchResult:
+    """The guest's half of a rejoin: we hold an unfinished match with this host, so we ``resume`` it
+    on this connection rather than wait for a new one. A host that offers a new match instead holds
+    none: we stop, so as not to leave ours behind unsaid."""
+    path = unfinished.path
+    say(f"You have an unfinished match with this host ({path.name}): taking it up again.")
+    try:
+        await resume_as_guest(channel, unfinished.session, identity)
+    except NoSuchMatch:
+        await channel.close()
+        result.notes.append(
+            f"koikoi: the host has no unfinished match with you, but {path} is unfinished: resume it with "
+            f"koikoi resume {path}, or delete {secret_path(path)} to start afresh"
+        )
+        return result
+    say("The match goes on.")
+    result.record = path
+    result.report = await _play_again(channel, unfinished, identity, player, plan, say)
     return result
 
 

@@ -19,14 +19,18 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
-from p2p_koikoi.session.match_session import MatchSession
-from p2p_koikoi.wire import VERSION, Ping, Pong, RemoteProtocolError, SignedEntry
+from p2p_koikoi.session.match_session import SOFTWARE, MatchSession
+from p2p_koikoi.wire import VERSION, Hello, Ping, Pong, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.frames import Frame, Resume, ResumeProof
 from p2p_koikoi.wire.keys import check_public_key
 
-__all__ = ["RESUME_DOMAIN", "resume_as_guest", "resume_as_host"]
+__all__ = ["RESUME_DOMAIN", "NoSuchMatch", "resume_as_guest", "resume_as_host"]
 
 RESUME_DOMAIN = b"p2p-koikoi/resume/v1\x00"
+
+
+class NoSuchMatch(RemoteProtocolError):
+    """The host answered our ``resume`` with a new ``match`` entry: it holds no unfinished match with us."""
 
 
 def _proof_bytes(match_id: bytes, peer_nonce: bytes, count: int, head: bytes) -> bytes:
@@ -79,6 +83,8 @@ async def resume_as_guest(
     await channel.send(_ours(session, nonce))
     try:
         theirs = await _next(channel, deadline)
+        if isinstance(theirs, SignedEntry) and theirs.entry.kind == "match":
+            raise NoSuchMatch("no-match", "the host has no unfinished match with us: it offered a new one")
         if not isinstance(theirs, Resume):
             raise RemoteProtocolError("bad-frame", "the host did not answer with resume")
         _check_peer(session, theirs)
@@ -91,10 +97,20 @@ async def resume_as_guest(
 
 
 async def resume_as_host(
-    channel: FramedChannel, session: MatchSession, identity: Ed25519PrivateKey, deadline: float = 10.0
+    channel: FramedChannel,
+    session: MatchSession,
+    identity: Ed25519PrivateKey,
+    deadline: float = 10.0,
+    *,
+    welcome: bool = False,
 ) -> None:
+    """``welcome``: the guest may also come back greeting afresh (a plain ``koikoi join`` after a crash,
+    SPEC.md section 8, "Rejoining"): its ``hello`` is answered with ours, then its ``resume`` is taken."""
     try:
         theirs = await _next(channel, deadline)
+        if welcome and isinstance(theirs, Hello):
+            await _welcome(channel, session, theirs)
+            theirs = await _next(channel, deadline)
     except trio.TooSlowError:
         raise ConnectionLost("no resume from the guest in time") from None
     if not isinstance(theirs, Resume):
@@ -109,6 +125,14 @@ async def resume_as_host(
     except trio.TooSlowError:
         raise ConnectionLost("the guest did not prove its key in time") from None
     await _exchange_missing(channel, session, theirs, deadline)
+
+
+async def _welcome(channel: FramedChannel, session: MatchSession, hello: Hello) -> None:
+    """Answer the greeting of the guest of this match (anyone else is dropped); the nonces of this
+    greeting serve nothing, since the match id was fixed when the match began."""
+    if hello.key != session.keys[session.peer]:
+        raise RemoteProtocolError("wrong-key", "a guest greets that is not the one of this match")
+    await channel.send(Hello(VERSION, session.keys[session.seat], secrets.token_bytes(32), SOFTWARE))
 
 
 async def _exchange_missing(channel: FramedChannel, session: MatchSession, theirs: Resume, deadline: float) -> None:
