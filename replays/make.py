@@ -3,8 +3,9 @@
 - ``<preset>.koikoi``, one per rule preset: two real ``koikoi`` processes, a host and a guest
   played by bots, over loopback TCP, three rounds each; the host's copy of the record is kept.
 - ``cheat-stacked-deck.koikoi``: the host is our own session with one step altered: in round 1
-  it re-orders its first deck pass (a chosen permutation: stacking the deck). Play goes on,
-  since nobody can see a masked deck, until the host's secret comes out at the round's end: the
+  shuffles its first deck pass in an order of its choosing (stacking the deck), with a valid
+  shuffle proof: a chosen permutation is still a permutation, so the pass passes every check on
+  receipt. Play goes on, since nobody can see a masked deck, until the host's secret comes out at the round's end: the
   honest guest finds the pass does not re-derive from it, ends the match blaming the host, and
   notes why. The guest's record is kept (both peers run the real runner, in memory).
 - ``crash-killed-guest.koikoi``: a real 12-round match whose guest process is killed (SIGKILL)
@@ -16,6 +17,7 @@ time, so the files differ from run to run; what they show does not.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import signal
@@ -24,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import trio
@@ -33,8 +36,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.engine import PRESETS, preset
-from p2p_koikoi.fairness import Deck, FairDeal, Step
+from p2p_koikoi.fairness import Deck, FairDeal
 from p2p_koikoi.fairness.messages import Commit, Message
+from p2p_koikoi.fairness.passproof import make_pass
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import greet_as_guest, greet_as_host
 from p2p_koikoi.net.runner import run_match
@@ -111,7 +115,7 @@ def crash_sample(seed: int) -> Path:
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:
                 records = list((work / "guest").glob("*.koikoi"))
-                if records and records[0].stat().st_size > 40_000:
+                if records and records[0].stat().st_size > 100_000:
                     break
                 time.sleep(0.02)
             guest.send_signal(signal.SIGKILL)
@@ -127,19 +131,16 @@ def crash_sample(seed: int) -> Path:
 
 
 class StackingDeal(FairDeal):
-    """Seat 0's side of a deal, with its first deck pass re-ordered after it was computed."""
+    """Seat 0's side of a deal, shuffling its first pass with an order of its choosing (with a valid
+    shuffle proof: a chosen permutation is still a permutation), not the one its secret derives."""
 
-    def _on_commit(self, message: Commit) -> Step:
-        step = super()._on_commit(message)
-        if not step.send:
-            return step
-        honest = step.send[0]
-        assert isinstance(honest, Deck)
-        points = list(honest.points)
-        points[0], points[30] = points[30], points[0]  # the order it wants, not the one its secret derives
-        stacked = Deck(1, tuple(points))
-        self._decks[1] = stacked
-        return Step(send=(stacked,))
+    def _make_pass(self, number: int, received: Sequence[bytes]) -> Deck:
+        if number != 1:
+            return super()._make_pass(number, received)
+        order = list(self._mine.permutation)
+        order[0], order[30] = order[30], order[0]  # the order it wants, not the one its secret derives
+        chosen = dataclasses.replace(self._mine, permutation=tuple(order))
+        return make_pass(1, self.context, self.identity_keys[0], chosen, self._secret, received)
 
 
 class StackingHost(MatchSession):

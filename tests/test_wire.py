@@ -10,6 +10,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.wire import (
     MAX_FRAME,
+    VERSION,
     Chain,
     Entry,
     FrameDecoder,
@@ -88,11 +89,11 @@ def test_hostile_msgpack(data: bytes, why: str) -> None:
 
 
 def test_control_frames_round_trip() -> None:
-    for frame in (Hello(1, b"k" * 32, b"n" * 32, "x"), Ping(7)):
+    for frame in (Hello(VERSION, b"k" * 32, b"n" * 32, "x"), Ping(7)):
         body = encode(frame)[4:]
         assert parse_frame(body) == frame
     with pytest.raises(RemoteProtocolError) as exc:
-        parse_frame(pack(["hello", 2, b"k" * 32, b"n" * 32, "x"]))
+        parse_frame(pack(["hello", VERSION - 1, b"k" * 32, b"n" * 32, "x"]))  # an older peer
     assert reason(exc) == "bad-version"
 
 

@@ -1,0 +1,56 @@
+"""The two attacks of issue 12 in a whole match: the honest program (real session and runner) against
+a session whose deal has one step altered (the cheating FairDeals of ``test_fairness_attacks``).
+
+The honest side must end the match on the cheater's deck entry, with the reason id, before it sends
+any key; ``koikoi verify`` on its record must name the same entry, for the same reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_cheat_support import assert_caught
+from test_fairness_attacks import MixingLock, TracerShuffle
+
+from p2p_koikoi.engine import preset
+from p2p_koikoi.fairness import Deck, FairDeal, Keys, parse_message
+from p2p_koikoi.session.match_session import MatchSession, Stage
+from p2p_koikoi.testing_adversary import duel
+
+RULES = preset("nintendo")
+
+
+def cheating_session(deal_class: type[FairDeal]) -> type[MatchSession]:
+    class Cheater(MatchSession):
+        """Plays honestly but for round 1's deal, whose one pass ``deal_class`` alters."""
+
+        def _start_deal(self) -> None:
+            super()._start_deal()
+            if self.round_number == 1 and self.redeal == 0 and self._deal is not None:
+                # Same state, same secret, same commitment already queued: only the pass differs.
+                self._deal.__class__ = deal_class
+
+    return Cheater
+
+
+@pytest.mark.parametrize(
+    ("deal_class", "seat", "number", "reason"),
+    [(MixingLock, 0, 3, "bad-lock-proof"), (TracerShuffle, 1, 2, "bad-shuffle-proof")],
+    ids=["mixing-positions-in-a-lock-pass", "tracer-in-a-shuffle-pass"],
+)
+async def test_the_attack_ends_the_match_on_its_deck_entry(
+    tmp_path: Path, deal_class: type[FairDeal], seat: int, number: int, reason: str
+) -> None:
+    d = await duel(RULES, tmp_path, cheater=cheating_session(deal_class), cheater_seat=seat)
+    deck_entry = d.record.entries[-2]  # the last entry before the honest side's goodbye
+    deck = parse_message(deck_entry.entry.body[2])
+    assert isinstance(deck, Deck) and deck.number == number and deck_entry.entry.author == seat
+    assert_caught(d, reason, blame=seat, offending=deck_entry, stage=Stage.SETUP)
+    honest = 1 - seat
+    sent_keys = [
+        e
+        for e in d.record.entries
+        if e.entry.author == honest and e.entry.kind == "deal" and isinstance(parse_message(e.entry.body[2]), Keys)
+    ]
+    assert sent_keys == [] or all(e.entry.body[0] == 0 for e in sent_keys)  # only the first-dealer draw's
