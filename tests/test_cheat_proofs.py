@@ -2,7 +2,8 @@
 a session whose deal has one step altered (the cheating FairDeals of ``test_fairness_attacks``).
 
 The honest side must end the match on the cheater's deck entry, with the reason id, before it sends
-any key; ``koikoi verify`` on its record must name the same entry, for the same reason.
+any key; ``koikoi verify`` on its record must name the same entry, for the same reason. In memory (the
+real runner on both sides) and over loopback TCP against a ``koikoi host`` process.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from test_cheat_support import assert_caught
+from test_cheat_tcp import against_the_host, assert_host_caught
 from test_fairness_attacks import MixingLock, TracerShuffle
 
 from p2p_koikoi.engine import preset
@@ -54,3 +56,19 @@ async def test_the_attack_ends_the_match_on_its_deck_entry(
         if e.entry.author == honest and e.entry.kind == "deal" and isinstance(parse_message(e.entry.body[2]), Keys)
     ]
     assert sent_keys == [] or all(e.entry.body[0] == 0 for e in sent_keys)  # only the first-dealer draw's
+
+
+@pytest.mark.parametrize(
+    ("deal_class", "number", "reason"),
+    [(MixingLock, 4, "bad-lock-proof"), (TracerShuffle, 2, "bad-shuffle-proof")],
+    ids=["mixing-positions-in-a-lock-pass", "tracer-in-a-shuffle-pass"],
+)
+async def test_the_attack_against_the_real_host(
+    tmp_path: Path, deal_class: type[FairDeal], number: int, reason: str
+) -> None:
+    """The cheating guest dials ``koikoi host``; the host process ends the match on the altered deck."""
+    run = await against_the_host(tmp_path, cheater=cheating_session(deal_class))
+    deck_entry = run.record.entries[-2]
+    deck = parse_message(deck_entry.entry.body[2])
+    assert isinstance(deck, Deck) and deck.number == number
+    assert_host_caught(run, reason, offending=deck_entry)

@@ -34,7 +34,11 @@ def scalar(n: int) -> bytes:
 
 
 class MixingLock(FairDeal):
-    """Seat 0 with its lock pass altered: one of its hand positions mixes two of the other hand's."""
+    """A side with its lock pass altered: one of its hand positions mixes two of the other hand's.
+
+    The payoff (:meth:`read_targets`) is seat 0's, whose lock pass sees ``mA * mB * P``; as seat 1
+    the same alteration is tried on pass 4, and must be caught the same way.
+    """
 
     def targets(self) -> tuple[int, tuple[int, int]]:
         """(our hand position that carries the mix, the two positions of the other hand it reads)."""
@@ -43,20 +47,18 @@ class MixingLock(FairDeal):
 
     def _make_pass(self, number: int, received: Sequence[bytes]) -> Deck:
         honest = super()._make_pass(number, received)
-        if number != 3:
+        if number != 3 + self.seat:
             return honest
         k, (j1, j2) = self.targets()
-        mixed = group.add(
-            group.mul(scalar(COEFFICIENTS[0]), received[j1]), group.mul(scalar(COEFFICIENTS[1]), received[j2])
-        )
+        t1, t2 = (scalar(t) for t in COEFFICIENTS)
+        mixed = group.add(group.mul(t1, received[j1]), group.mul(t2, received[j2]))
         points = list(honest.points)
         points[k] = group.mul(self._mine.lock_factors[k], mixed)
         # Its best try at a proof: the true lock scalars, over the deck it sends.
         scalars = [group.scalar_mul(self._mine.mask, key) for key in self._mine.unlock_keys]
-        statement = LockStatement(
-            binding(self.context, self.identity_keys[self.seat]), 3, tuple(received), tuple(points)
-        )
-        return Deck(3, tuple(points), prove_lock(statement, scalars, self._secret).to_bytes())
+        bound = binding(self.context, self.identity_keys[self.seat])
+        statement = LockStatement(bound, number, tuple(received), tuple(points))
+        return Deck(number, tuple(points), prove_lock(statement, scalars, self._secret).to_bytes())
 
     def read_targets(self) -> tuple[int, int] | None:
         """The attack's payoff: the two cards of the other hand, from the mixed position, by search."""
