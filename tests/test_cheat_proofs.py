@@ -11,14 +11,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import trio.testing
 from test_cheat_support import assert_caught
 from test_cheat_tcp import against_the_host, assert_host_caught
 from test_fairness_attacks import MixingLock, TracerShuffle
 
 from p2p_koikoi.engine import preset
 from p2p_koikoi.fairness import Deck, FairDeal, Keys, parse_message
+from p2p_koikoi.net.framed import FramedChannel
+from p2p_koikoi.net.handshake import greet_as_guest
 from p2p_koikoi.session.match_session import MatchSession, Stage
 from p2p_koikoi.testing_adversary import duel
+from p2p_koikoi.wire import VERSION, Hello, RemoteProtocolError
 
 RULES = preset("nintendo")
 
@@ -72,3 +76,14 @@ async def test_the_attack_against_the_real_host(
     deck = parse_message(deck_entry.entry.body[2])
     assert isinstance(deck, Deck) and deck.number == number
     assert_host_caught(run, reason, offending=deck_entry)
+
+
+async def test_a_peer_of_the_previous_version_is_refused_in_one_line() -> None:
+    """Version 1 had no proofs: a host still speaking it is refused at the handshake, in one line."""
+    host_end, guest_end = trio.testing.memory_stream_pair()
+    host, guest = FramedChannel(host_end), FramedChannel(guest_end)
+    await host.send(Hello(VERSION - 1, b"h" * 32, b"n" * 32, "p2p-koikoi 0.1"))
+    with pytest.raises(RemoteProtocolError) as info:
+        await greet_as_guest(guest, b"g" * 32)
+    assert info.value.reason == "bad-version"
+    assert str(info.value) == f"the peer speaks protocol version {VERSION - 1}; we speak {VERSION}"

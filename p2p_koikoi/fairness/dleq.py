@@ -8,8 +8,8 @@ Statement: input points ``Z[0..n-1]`` (the deck received), output points
 shuffle pass times its unlock key for ``k``).
 
 Each position is one Chaum-Pedersen proof of equal discrete logarithms
-(Chaum and Pedersen, "Wallet databases with observers", CRYPTO '92, Section
-3.2, the protocol of Figure 3 for ``log_B X = log_Y Z``), made
+(Chaum and Pedersen, "Wallet databases with observers", CRYPTO '92: their
+proof that ``log_g x = log_h y``, here ``log_B X = log_Y Z``), made
 non-interactive with Fiat-Shamir in the challenge-response form RFC 9497
 uses (Section 2.2.1: the proof is ``(c, s)`` and the verifier recomputes the
 commitments ``A = s*B - c*X`` and ``A' = s*Y - c*Z``). The 48 proofs are

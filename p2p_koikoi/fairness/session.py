@@ -26,7 +26,10 @@ session reported the peer gone, :meth:`FairDeal.forfeit`).
 
    A sends Deck 1 on receiving B's Commit; B answers Deck 1 with Deck 2; A
    answers with Deck 3; B answers with Deck 4. Every received deck must hold
-   48 valid, distinct points. After Deck 4 both sides are ``LOCKED``.
+   48 valid, distinct points and carry a proof that holds (``passproof.py``:
+   a shuffle pass is one scalar times a permutation of its input, a lock pass
+   locks each position by its committed scalar), checked before anything
+   else is done with it. After Deck 4 both sides are ``LOCKED``.
 3. ``LOCKED``: the reveals. Each side releases its keys in a fixed schedule
    of groups, and the peer's ``Keys`` must match the next group exactly:
 
@@ -43,6 +46,9 @@ session reported the peer gone, :meth:`FairDeal.forfeit`).
    their key for it. :meth:`~FairDeal.show` opens cards of our own hand to the
    peer (to play one, or for a Teshi/Kuttsuki claim) with our keys and the
    cards claimed; the receiver checks each decodes to the card claimed.
+   Every received key must match the peer's commitment for its position
+   (``u * Gamma == X[k]``, from the peer's two proofs), or it is ``wrong-key``
+   on that very message.
    :meth:`~FairDeal.exchange_hands` swaps the hands' positions, on both sides,
    before any hand key is sent or received. Every unlocked point must be
    one of the 48 card points, at no other position so far; received keys must

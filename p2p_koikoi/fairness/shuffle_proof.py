@@ -6,7 +6,7 @@ Statement: input points ``X[0..n-1]``, output points ``Y[0..n-1]`` and
 
 The construction is the proof of a shuffle of Wikstrom (ACISP 2009,
 "A commitment-consistent proof of a shuffle") and Terelius and Wikstrom
-(AFRICACRYPT 2010, "Proofs of restricted shuffles", Section 4), step for step
+(AFRICACRYPT 2010, "Proofs of restricted shuffles"), step for step
 as Haenni, Locher, Koenig and Dubuis write it in "Pseudo-Code Algorithms for
 Verifiable Re-Encryption Mix-Nets" (FC 2017 Workshops, LNCS 10323), algorithms
 GenPermutationCommitment, GenCommitmentChain, GenShuffleProof and
@@ -26,7 +26,7 @@ response ``s4`` for ``m``::
 
 The rest of the argument is untouched: ``t1, t2, t3, t_hat`` prove that ``c``
 commits to a permutation matrix and that ``u'`` is ``u`` permuted by it
-(Terelius-Wikstrom, Theorem 1). ``Gamma`` fixes ``m`` (a discrete logarithm is
+(Terelius-Wikstrom's permutation-matrix argument). ``Gamma`` fixes ``m`` (a discrete logarithm is
 unique), so ``sum_j u_j * (Y[pi^-1(j)] - m*X[j]) = 0`` for challenges ``u``
 drawn after every ``X``, ``Y`` and ``c`` are fixed; if any term were not zero,
 that sum would vanish with probability ``1/L`` only. Hence every
