@@ -19,7 +19,7 @@ from test_cheat_support import Liar, assert_caught, verify_record
 
 from p2p_koikoi.engine import preset
 from p2p_koikoi.engine.cards import Card
-from p2p_koikoi.fairness import Deck, Keys, Reveal, parse_message
+from p2p_koikoi.fairness import Deck, FairDeal, Keys, Reveal, parse_message
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
 from p2p_koikoi.session.match_session import MatchSession, Stage
 from p2p_koikoi.testing_adversary import duel
@@ -44,11 +44,9 @@ class ChosenPermutation(MatchSession):
     """Shuffles with a permutation of its choosing (none at all: the identity), not the one its secret
     derives. Every point is still a masked card, so nothing is wrong until the secret comes out."""
 
-    def _start_deal(self) -> None:
-        super()._start_deal()
-        deal = self._deal
-        assert deal is not None
-        deal._mine = dataclasses.replace(deal._mine, permutation=tuple(range(48)))
+    def deal_started(self, fair: FairDeal) -> None:
+        if fair.context.round:
+            fair._mine = dataclasses.replace(fair._mine, permutation=tuple(range(48)))
 
 
 async def test_a_chosen_permutation_is_caught_at_the_audit(tmp_path: Path) -> None:

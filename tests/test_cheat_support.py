@@ -37,6 +37,7 @@ class Liar(MatchSession):
     """
 
     lie_entry: SignedEntry | None = None
+    sends_what_it_breaks = True  # its own referee would refuse the lie: a cheat sends it all the same
 
     def lie(self, kind: str, body: list[Any]) -> list[Any] | None:
         return None

@@ -11,10 +11,10 @@ import pytest
 
 from p2p_koikoi.engine import PRESETS
 from p2p_koikoi.record.export import TranscriptBuilder, render_transcript
-from p2p_koikoi.record.findings import Rejected
 from p2p_koikoi.record.reader import read_record_bytes
 from p2p_koikoi.record.transcript import FORMAT, TranscriptError, read_transcript
 from p2p_koikoi.record.verify import MatchSummary, check_transcript, walk_record
+from p2p_koikoi.referee.findings import Rejected
 from tests.record_support import honest, play_match, record_bytes
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"

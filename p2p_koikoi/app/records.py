@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from p2p_koikoi.record.events import MatchVisitor
 from p2p_koikoi.record.export import TranscriptBuilder, render_transcript
 from p2p_koikoi.record.format import SUFFIX
 from p2p_koikoi.record.reader import MAX_RECORD, RecordError, read_record_bytes
 from p2p_koikoi.record.transcript import TranscriptError
 from p2p_koikoi.record.verify import VerifyReport, check_transcript, walk_record
+from p2p_koikoi.referee.events import MatchVisitor
 
 __all__ = [
     "ExportResult",

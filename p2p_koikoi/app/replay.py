@@ -17,9 +17,9 @@ from pathlib import Path
 from p2p_koikoi.app.records import read_match
 from p2p_koikoi.engine import CHANCE, Card, Event, OutcomeKind, Round, RoundResult, RuleSet
 from p2p_koikoi.engine.rules import Scoring
-from p2p_koikoi.record.events import FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
 from p2p_koikoi.record.transcript import replay_round, start_round
 from p2p_koikoi.record.verify import VerifyReport
+from p2p_koikoi.referee.events import FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
 
 __all__ = ["Board", "Replay", "ReplayBuilder", "ReplayRound", "Step", "load_replay"]
 

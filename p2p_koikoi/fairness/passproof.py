@@ -59,10 +59,8 @@ def make_pass(
     return Deck(number, points, proof)
 
 
-def check_pass(
-    context: DealContext, identity: bytes, deck: Deck, received: Sequence[bytes]
-) -> ShuffleProof | LockProof:
-    """The parsed proof of ``deck`` if it holds over ``received``; else :class:`CheatingDetected`.
+def check_pass(context: DealContext, identity: bytes, deck: Deck, received: Sequence[bytes]) -> None:
+    """Check the proof ``deck`` carries over ``received``; :class:`CheatingDetected` blames its author.
 
     ``deck`` must already hold 48 valid, distinct points (``deck_problem``).
     """
@@ -71,18 +69,16 @@ def check_pass(
     reason = Reason.BAD_SHUFFLE_PROOF if is_shuffle(deck.number) else Reason.BAD_LOCK_PROOF
     inputs = tuple(received)
     try:
-        proof: ShuffleProof | LockProof
         if is_shuffle(deck.number):
-            proof = shuffle_proof = ShuffleProof.from_bytes(deck.proof)
-            problem = verify_shuffle(ShuffleStatement(bound, deck.number, inputs, deck.points), shuffle_proof)
+            statement = ShuffleStatement(bound, deck.number, inputs, deck.points)
+            problem = verify_shuffle(statement, ShuffleProof.from_bytes(deck.proof))
         else:
-            proof = lock_proof = LockProof.from_bytes(deck.proof)
-            problem = verify_lock(LockStatement(bound, deck.number, inputs, deck.points), lock_proof)
+            lock_statement = LockStatement(bound, deck.number, inputs, deck.points)
+            problem = verify_lock(lock_statement, LockProof.from_bytes(deck.proof))
     except ProofFormatError as error:
         problem = str(error)
     if problem is not None:
         raise CheatingDetected(author, reason, f"the proof of pass {deck.number} fails: {problem}", (deck,))
-    return proof
 
 
 def key_matches(shuffled: Deck, locked: Deck, position: int, key: bytes) -> bool:

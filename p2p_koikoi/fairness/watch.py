@@ -263,7 +263,7 @@ class DealWatch:
     def _on_reveal(self, seat: int, message: Reveal) -> None:
         self.reveals[seat] = message
         if not self.vouched:
-            self._audit_one(seat, message)
+            self.audit_one(seat, message)
         if len(self.reveals) == 2:
             if self.vouched:
                 audited = self._audited
@@ -273,7 +273,7 @@ class DealWatch:
                 # Every proof was checked as its deck arrived (or audited with the vouched deal).
                 self.deck = audit_transcript(self.context, self.keys, self.transcript, check_proofs=False).deck
 
-    def _audit_one(self, seat: int, reveal: Reveal) -> None:
+    def audit_one(self, seat: int, reveal: Reveal) -> None:
         """What the other player checks on this Reveal: the commitment, and every deck and key ``seat`` sent."""
         opening = (self.commits[seat], reveal)
         contribution = open_contribution(self.context, self.keys[seat], seat, *opening)

@@ -1,6 +1,6 @@
 """``koikoi export``: the transcript of a match (``koikoi-transcript/1``, ``protocol/TRANSCRIPT.md``).
 
-:class:`TranscriptBuilder` is a :class:`~p2p_koikoi.record.events.MatchVisitor`:
+:class:`TranscriptBuilder` is a :class:`~p2p_koikoi.referee.events.MatchVisitor`:
 fed by the referee walking a record, or by the transcript reader, it writes the
 match as a transcript. Every round's ``result`` is the count the reader
 recomputed, never a number copied from the input. A match cut short (or
@@ -14,9 +14,9 @@ import json
 from typing import Any
 
 from p2p_koikoi.engine import Deal, OutcomeKind, RuleSet
-from p2p_koikoi.record.events import FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.transcript import FORMAT, deal_json, round_json, rules_json
+from p2p_koikoi.referee.events import FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
 
 __all__ = ["TranscriptBuilder", "render_transcript"]
 

@@ -6,13 +6,13 @@ and the cards in words, easy to read, diff and exchange, with no signatures.
 writes one. This module holds what both directions share (the shapes of rules,
 deals, turns and results) and :func:`read_transcript`, which replays a
 transcript through the engine, checking every move's legality and every count,
-and tells the match to a :class:`~p2p_koikoi.record.events.MatchVisitor`
+and tells the match to a :class:`~p2p_koikoi.referee.events.MatchVisitor`
 exactly as the referee tells a record.
 
 Errors are of two kinds: a file that is not a transcript at all (bad JSON, a
 missing field, a word that is no card) raises :class:`TranscriptError`; a
 transcript whose match breaks the rules, or whose stated result differs from
-the recomputed one, raises :class:`~p2p_koikoi.record.findings.Rejected` naming
+the recomputed one, raises :class:`~p2p_koikoi.referee.findings.Rejected` naming
 the round and turn.
 """
 
@@ -52,8 +52,16 @@ from p2p_koikoi.engine import (
 from p2p_koikoi.engine.cards import month_mask
 from p2p_koikoi.engine.rules import FirstDealer
 from p2p_koikoi.engine.yaku import Yaku
-from p2p_koikoi.record.events import FirstDealerChoice, HikiAnswer, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
-from p2p_koikoi.record.findings import Finding, Rejected
+from p2p_koikoi.referee.events import (
+    Ending,
+    FirstDealerChoice,
+    HikiAnswer,
+    MatchEnd,
+    MatchInfo,
+    MatchVisitor,
+    PlayedRound,
+)
+from p2p_koikoi.referee.findings import Finding, Rejected
 
 __all__ = [
     "FORMAT",
@@ -68,7 +76,7 @@ __all__ = [
 
 FORMAT = "koikoi-transcript/1"
 _LIGHTNING = Card.WILLOW_LIGHTNING
-_ENDINGS = ("finished", "declined", "quit", "peer-gone", "violation", "unfinished", "failed")
+_ENDINGS = (*(str(e) for e in Ending), "quit")  # "quit": transcripts of protocol version 1
 
 
 class TranscriptError(Exception):
@@ -382,18 +390,20 @@ class _Reader:
             if outcome is not None:
                 _compare(self, "the match", "outcome", _dict(outcome, "outcome"), _outcome_json(final))
             said = ending.get("text") if isinstance(ending, dict) and ending.get("how") == "finished" else None
-            self.visitor.end_match(MatchEnd("finished", None, str(said or "the match was played out"), final))
+            self.visitor.end_match(MatchEnd(Ending.FINISHED, None, str(said or "the match was played out"), final))
             return
         how, seat, text = "unfinished", None, "the transcript stops before the match ended"
         if isinstance(ending, dict) and ending.get("how") in _ENDINGS:
             how, text = str(ending["how"]), str(ending.get("text", ""))
             seat = ending.get("seat") if ending.get("seat") in (0, 1) else None
         result: MatchOutcome | None = None
-        if how in ("quit", "peer-gone", "declined") and seat is not None:
-            result = match.forfeit(seat if how != "peer-gone" else 1 - seat)
+        if how in ("quit", "forfeit") and seat is not None:
+            how, result = "forfeit", match.forfeit(seat)
+        elif how in ("violation",) and seat is not None:
+            result = match.forfeit(1 - seat)
         elif how == "finished":
             how = "unfinished"
-        self.visitor.end_match(MatchEnd(how, seat, text, result))
+        self.visitor.end_match(MatchEnd(Ending(how), seat, text, result))
 
 
 class _Play:

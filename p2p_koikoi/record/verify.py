@@ -2,8 +2,8 @@
 
 :func:`walk_record` is the one walk every reader of a record takes: audit the
 deals ahead (``audits.py``), then tell the record to a
-:class:`~p2p_koikoi.record.referee.Referee`, which checks every entry and tells
-the match to whatever :class:`~p2p_koikoi.record.events.MatchVisitor` the caller
+:class:`~p2p_koikoi.referee.Referee` (with a spectator's knowledge), which checks every entry and tells
+the match to whatever :class:`~p2p_koikoi.referee.events.MatchVisitor` the caller
 brings (the exporter, the replay). It returns a :class:`VerifyReport`: the
 verdict, the first failure (entry, reason, who is to blame), how the match
 ended, every round's count, and what the writer's own notes say next to it.
@@ -39,12 +39,21 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2p_koikoi.fairness.watch import AuditedDeal
 from p2p_koikoi.record.audits import Mapper, audit_deals
-from p2p_koikoi.record.events import FirstDealerChoice, MatchEnd, MatchFanout, MatchInfo, MatchVisitor, PlayedRound
-from p2p_koikoi.record.findings import Finding, Rejected
 from p2p_koikoi.record.identity_names import short_fingerprint
 from p2p_koikoi.record.reader import Ending, Header, Note, Record, RecordVisitor, UnreadableEntry
-from p2p_koikoi.record.referee import Accusation, Referee
 from p2p_koikoi.record.transcript import read_transcript
+from p2p_koikoi.referee import Referee, SpectatorKnowledge
+from p2p_koikoi.referee.endings import Accusation
+from p2p_koikoi.referee.events import Ending as MatchEnding
+from p2p_koikoi.referee.events import (
+    FirstDealerChoice,
+    MatchEnd,
+    MatchFanout,
+    MatchInfo,
+    MatchVisitor,
+    PlayedRound,
+)
+from p2p_koikoi.referee.findings import Finding, Rejected
 from p2p_koikoi.wire import SIGN_DOMAIN, RemoteProtocolError, SignedEntry
 
 __all__ = ["EXIT_CODES", "MatchSummary", "NoteCheck", "RoundSummary", "VerifyReport", "check_transcript", "walk_record"]
@@ -165,7 +174,9 @@ class VerifyReport:
             ],
             "writer_seat": self.writer_seat,
             "failure": self.finding.to_json() if self.finding is not None else None,
-            "ending": None if end is None else {"how": end.how, "seat": end.seat, "text": end.text},
+            "ending": None
+            if end is None
+            else {"how": str(end.how), "seat": end.seat, "owed": end.owed, "winner": end.winner, "text": end.text},
             "outcome": None
             if outcome is None
             else {"winner": outcome.winner, "points": list(outcome.points), "termination": outcome.termination.value},
@@ -239,9 +250,9 @@ class _Walk(RecordVisitor[None]):
         self.header = header
 
     def visit_entry(self, index: int, signed: SignedEntry) -> None:
-        if self.referee.finding is None:
+        if self.referee.finding is None or self.referee.end is None:
             with contextlib.suppress(Rejected):  # the referee keeps its finding
-                self.referee.feed(index, signed)
+                self.referee.feed(signed)
 
     def visit_unreadable_entry(self, unreadable: UnreadableEntry) -> None:
         self.unreadable = unreadable
@@ -261,7 +272,8 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
     (``map`` by default; a process pool's ``map`` spreads them over cores)."""
     audited = audit_deals(record.entries, mapper)
     summary = MatchSummary()
-    referee = Referee(MatchFanout([summary, *([visitor] if visitor is not None else [])]), audited)
+    fanout = MatchFanout([summary, *([visitor] if visitor is not None else [])])
+    referee = Referee(SpectatorKnowledge(audited), fanout)
     walk = _Walk(referee)
     record.accept(walk)
     report = VerifyReport(str(record.path), "record", "verified", entries=len(record.entries))
@@ -318,7 +330,7 @@ def check_transcript(data: Any, name: str, visitor: MatchVisitor | None = None) 
         read_transcript(data, fanout)
     except Rejected as exc:
         report.verdict, report.finding = "failed", exc.finding
-        fanout.end_match(MatchEnd("failed", None, exc.finding.line()))
+        fanout.end_match(MatchEnd(MatchEnding.FAILED, None, exc.finding.line()))
     summary.fill(report)
     end = report.ending
     if report.verdict == "consistent" and end is not None:
@@ -368,11 +380,11 @@ def _evidence_finding(
         except RemoteProtocolError as exc:
             text = f"the peer's bytes kept as evidence are not an entry: {exc}"
             return Finding(accusation.entry, exc.reason, text, None, where=place)
-        referee = Referee(None, audited)
+        referee = Referee(SpectatorKnowledge(audited))
         try:
-            for index, entry in enumerate(record.entries[: accusation.entry]):
-                referee.feed(index, entry)
-            referee.feed(accusation.entry, signed)
+            for entry in record.entries[: accusation.entry]:
+                referee.feed(entry)
+            referee.feed(signed)
         except Rejected as exc:
             found = exc.finding
             if found.entry == accusation.entry:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from p2p_koikoi.record.findings import blame_words
 from p2p_koikoi.record.verify import VerifyReport
+from p2p_koikoi.referee.findings import blame_words
 
 __all__ = ["render_json", "render_text"]
 

@@ -5,13 +5,13 @@ that does not fit is the peer's fault (``bad-body``), whatever else is in it.
 
 | kind | body |
 | --- | --- |
-| ``match`` | rules text, fingerprint, [host key, guest key], [host nonce, guest nonce], turn limit, software |
+| ``match`` | rules text, fingerprint, [host key, guest key], [host nonce, guest nonce], turn limit (s), software |
 | ``accept`` | rules fingerprint (32) |
 | ``decline`` | reason |
 | ``deal`` | round (0 = first dealer, 1..12), redeal (0..63), deal-protocol message (bytes) |
 | ``move`` | round, action in words, Show message or nil, Keys message or nil |
 | ``result`` | round, redeal, outcome kind, winner seat or -1, payment, seat 0's points, seat 1's points |
-| ``goodbye`` | reason id, text |
+| ``goodbye`` | reason id, text, evidence (the writer's deal secret for an accusation) or nil |
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ KINDS: dict[str, tuple[tuple[str, Check], ...]] = {
         ("fingerprint", _KEY),
         ("keys", _pair(_KEY)),
         ("nonces", _pair(_KEY)),
-        ("turn limit", lambda v: v in (0, 30, 60) and not isinstance(v, bool)),
+        ("turn limit", _int(0, 3600)),
         ("software", _str(100)),
     ),
     "accept": (("fingerprint", _KEY),),
@@ -78,7 +78,7 @@ KINDS: dict[str, tuple[tuple[str, Check], ...]] = {
         ("points 0", _POINTS),
         ("points 1", _POINTS),
     ),
-    "goodbye": (("reason", _str(60)), ("text", _str(400))),
+    "goodbye": (("reason", _str(60)), ("text", _str(400)), ("evidence", _optional(_KEY))),
 }
 
 

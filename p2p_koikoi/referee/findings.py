@@ -17,7 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Finding", "Rejected", "blame_words"]
+from p2p_koikoi.wire import RemoteProtocolError
+
+__all__ = ["Finding", "Rejected", "Violation", "blame_words"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +67,17 @@ def blame_words(blame: int | None) -> str:
     return f"seat {blame} ({'host' if blame == 0 else 'guest'}) to blame"
 
 
-class Rejected(Exception):
-    """Raised by a reader of a match at the first thing wrong; carries the :class:`Finding`."""
+class Violation(RemoteProtocolError):
+    """A rule broken, as the referee rules it: carries the :class:`Finding` (the entry at fault, the
+    reason id, who is to blame). The one error every observer raises for a bad entry, the live seat
+    and ``koikoi verify`` alike; our own bugs are never turned into one."""
 
     def __init__(self, finding: Finding) -> None:
-        super().__init__(finding.line())
+        super().__init__(finding.reason, finding.text, blame=finding.blame)
         self.finding = finding
+
+    def __str__(self) -> str:
+        return self.finding.text
+
+
+Rejected = Violation  # the name readers of transcripts use

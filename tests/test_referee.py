@@ -1,12 +1,13 @@
-"""The third-party referee: honest matches of every preset verify, and it agrees with the playing sessions
-on every entry (the floor, the state hash, every count); endings, accusations and the evidence in notes."""
+"""The one referee, as ``koikoi verify`` runs it (a spectator's knowledge): honest matches of every preset
+verify, and it agrees with the playing sessions on every entry (the floor, the state hash, every count);
+endings, accusations and the evidence in notes."""
 
 from __future__ import annotations
 
 import pytest
 
 from p2p_koikoi.engine import PRESETS
-from p2p_koikoi.record.referee import Referee, result_body
+from p2p_koikoi.referee import Referee, SpectatorKnowledge, result_body
 from p2p_koikoi.wire import Entry, SignedEntry
 from tests.record_support import Keys, find, honest, play_match, record_bytes, resign, verify_bytes, verify_entries
 
@@ -29,12 +30,12 @@ def test_the_referee_agrees_with_the_sessions_on_every_entry(name: str) -> None:
     """Both sessions wrote each entry's ``state`` from their own state and held the floor to write it:
     the referee, restating the session's table, computes the same state and the same floor before each."""
     played = honest(name)
-    referee = Referee()
+    referee = Referee(SpectatorKnowledge())
     for index, signed in enumerate(played.entries):
         entry = signed.entry
         assert referee.floor() == entry.author, (index, entry.kind)
         assert referee.state_hash() == entry.state, (index, entry.kind, referee.stage)
-        referee.feed(index, signed)
+        referee.feed(signed)
     assert referee.over
     match = played.pair.host.match
     assert referee.match is not None and match is not None
@@ -54,9 +55,12 @@ def test_a_gaji_answered_with_hiki_and_with_no_hiki_verifies() -> None:
         assert report.verdict == "verified", report.finding
 
 
-def goodbye(played_entries: list[SignedEntry], keys: Keys, author: int, reason: str, text: str) -> SignedEntry:
+def goodbye(
+    played_entries: list[SignedEntry], keys: Keys, author: int, reason: str, text: str, evidence: bytes | None = None
+) -> SignedEntry:
     last = played_entries[-1]
-    entry = Entry(last.entry.match_id, last.entry.seq + 1, last.digest, author, "goodbye", [reason, text], bytes(16))
+    body = [reason, text, evidence]
+    entry = Entry(last.entry.match_id, last.entry.seq + 1, last.digest, author, "goodbye", body, bytes(16))
     return SignedEntry.sign(entry, keys[author])
 
 
@@ -65,7 +69,7 @@ def test_a_player_who_quits_forfeits_and_the_record_still_verifies() -> None:
     cut = list(played.entries[: find(played.entries, "move", nth=6)])
     report = verify_entries([*cut, goodbye(cut, played.keys, 1, "quit", "the player left")])
     assert report.verdict == "verified"
-    assert report.ending is not None and (report.ending.how, report.ending.seat) == ("quit", 1)
+    assert report.ending is not None and (report.ending.how, report.ending.seat) == ("forfeit", 1)
     assert report.ending.outcome is not None and report.ending.outcome.winner == 0
 
 
@@ -77,15 +81,16 @@ def test_an_entry_after_the_end_is_its_authors_fault() -> None:
     assert (report.finding.entry, report.finding.reason, report.finding.blame) == (len(entries), "after-end", 1)
 
 
-def test_an_accusation_the_entries_cannot_back_is_disputed() -> None:
+def test_an_accusation_without_evidence_is_baseless_and_the_accuser_forfeits() -> None:
     played = honest()
     cut = list(played.entries[: find(played.entries, "deal", nth=20)])
     accused = [*cut, goodbye(cut, played.keys, 0, "violation:not-a-card", "seat 1 sent a key that opens no card")]
     report = verify_bytes(record_bytes(accused, notes=(("not-a-card", 1, "seat 1 cheated", b""),)))
-    assert report.verdict == "disputed"
-    assert report.finding.reason == "unconfirmed:not-a-card" and report.finding.blame is None
+    assert report.verdict == "failed"
+    assert (report.finding.reason, report.finding.blame) == ("baseless-accusation", 0)
+    assert report.ending is not None and (report.ending.how, report.ending.winner) == ("forfeit", 1)
     (note,) = report.notes
-    assert note.agrees is False and "nobody" in note.comment
+    assert note.agrees is False
 
 
 def test_the_offending_entry_kept_in_a_note_is_checked_in_its_place() -> None:

@@ -2,8 +2,9 @@
 
 Two sources read a match, and both tell it through the same :class:`MatchVisitor`:
 
-- a signed record, through :class:`~p2p_koikoi.record.referee.Referee`, which
-  checks every entry as it goes;
+- a signed record, through :class:`~p2p_koikoi.referee.Referee`, which
+  checks every entry as it goes (the live session tells its player through the
+  same referee);
 - a transcript, through :func:`~p2p_koikoi.record.transcript.read_transcript`,
   which checks legality and scores.
 
@@ -16,12 +17,23 @@ what was known, and ``deal`` is then ``None``.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from p2p_koikoi.engine import AnyAction, Card, Deal, MatchOutcome, Play, RoundResult, RuleSet
+from p2p_koikoi.engine import AnyAction, Card, Deal, Event, MatchOutcome, Play, RoundResult, RuleSet
 
-__all__ = ["FirstDealerChoice", "HikiAnswer", "MatchEnd", "MatchFanout", "MatchInfo", "MatchVisitor", "PlayedRound"]
+__all__ = [
+    "Claim",
+    "Ending",
+    "FirstDealerChoice",
+    "HikiAnswer",
+    "MatchEnd",
+    "MatchFanout",
+    "MatchInfo",
+    "MatchVisitor",
+    "PlayedRound",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,22 +95,67 @@ class PlayedRound:
         return self.result is not None
 
 
+class Ending(enum.StrEnum):
+    """How a match ended, as every observer rules it (``protocol/RECORD.md`` section 6)."""
+
+    FINISHED = "finished"  # played out: both said goodbye, or the count settled it
+    DECLINED = "declined"  # the guest refused the rules: no match
+    FORFEIT = "forfeit"  # ``seat`` lost by leaving: a quit, a claim while it owed the next entry,
+    #                      or an accusation the record shows baseless
+    ABANDONED = "abandoned"  # nobody won: ``seat`` claimed the other vanished or stalled while
+    #                          ``owed`` held the floor; both can resume it later
+    VIOLATION = "violation"  # ``seat`` caught the other breaking a rule, and the record proves it
+    DISPUTED = "disputed"  # ``seat`` accused the other of something the record cannot decide
+    UNFINISHED = "unfinished"  # the entries stop before the match ended
+    FAILED = "failed"  # the reader found something wrong and stopped
+
+
+class Claim(enum.StrEnum):
+    """What a ``goodbye`` says (its first field; a violation adds ``:REASON``)."""
+
+    MATCH_OVER = "match-over"
+    QUIT = "quit"
+    PEER_GONE = "peer-gone"
+    STALLED = "stalled"
+    VIOLATION = "violation"
+
+    @classmethod
+    def parse(cls, text: str) -> tuple[Claim, str]:
+        """The claim a goodbye's reason field makes, and the violation's reason id ('' for others).
+        An unknown word is a plain quit: leaving without a reason still forfeits."""
+        head, _, rest = text.partition(":")
+        try:
+            claim = cls(head)
+        except ValueError:
+            return cls.QUIT, ""
+        return claim, rest if claim is cls.VIOLATION else ""
+
+
 @dataclass(frozen=True, slots=True)
 class MatchEnd:
     """How the match ended.
 
-    ``how``: ``finished`` (played out, both said goodbye), ``declined`` (the
-    guest refused the rules), ``quit`` (``seat`` left), ``peer-gone`` (``seat``
-    said the other one vanished), ``violation`` (``seat`` caught the other one
-    cheating, in its words ``text``), ``unfinished`` (the record stops there),
-    or ``failed`` (the reader found something wrong and stopped).
-    ``outcome`` is the match's result when the rules settle it.
+    ``how`` is the :class:`Ending`; ``seat`` the seat that ended it (the one that
+    quit, claimed, or accused; ``None`` when both or nobody did); ``owed`` the seat
+    that held the floor when a claim was made; ``outcome`` the match's result
+    when the rules settle one (a forfeit or a proven violation gives the other
+    seat the match; an abandoned or disputed match has none).
     """
 
-    how: str
+    how: Ending
     seat: int | None = None
     text: str = ""
     outcome: MatchOutcome | None = None
+    owed: int | None = None
+
+    @property
+    def winner(self) -> int | None:
+        return self.outcome.winner if self.outcome is not None else None
+
+    @property
+    def resumable(self) -> bool:
+        """An abandoned match can be taken up again (``koikoi resume``), by either player, at any time."""
+        return self.how is Ending.ABANDONED
 
 
 class MatchVisitor:
@@ -109,6 +166,15 @@ class MatchVisitor:
 
     def first_dealer(self, choice: FirstDealerChoice) -> None:
         """The first dealer is known."""
+
+    def begin_round(self, number: int, redeal: int, dealer: int) -> None:
+        """A deal starts (a round, or a redeal of it)."""
+
+    def moves(self, seat: int | None, events: tuple[Event, ...], text: str) -> None:
+        """The engine's events of one action of ``seat`` (or a note in ``text``), as they happen."""
+
+    def match_decided(self, outcome: MatchOutcome | None) -> None:
+        """The count of the last round decided the match."""
 
     def round_played(self, played: PlayedRound) -> None:
         """A deal is over and counted, or (last of all) one was cut short."""
@@ -130,6 +196,18 @@ class MatchFanout(MatchVisitor):
     def first_dealer(self, choice: FirstDealerChoice) -> None:
         for visitor in self.visitors:
             visitor.first_dealer(choice)
+
+    def begin_round(self, number: int, redeal: int, dealer: int) -> None:
+        for visitor in self.visitors:
+            visitor.begin_round(number, redeal, dealer)
+
+    def moves(self, seat: int | None, events: tuple[Event, ...], text: str) -> None:
+        for visitor in self.visitors:
+            visitor.moves(seat, events, text)
+
+    def match_decided(self, outcome: MatchOutcome | None) -> None:
+        for visitor in self.visitors:
+            visitor.match_decided(outcome)
 
     def round_played(self, played: PlayedRound) -> None:
         for visitor in self.visitors:

@@ -1,0 +1,803 @@
+"""The one referee of a match: every entry, ours and the peer's, judged by the same rules.
+
+:class:`Referee` is a sans-IO state machine over signed entries. The live seat
+and ``koikoi verify`` run the very same one; they differ only in what they know
+(``sides.py``). Every entry goes through :meth:`Referee.feed` (one received or
+read) or :meth:`Referee.append` (one of ours, made by :meth:`Referee.prepare`),
+and is checked in this order:
+
+1. integrity: the signature against the author's key (the keys come from the
+   ``match`` entry, which must sign itself and derive the match id), the match
+   id, the sequence number (a repeat, a fork, a gap), the link to the previous
+   entry. A live seat blames the peer, who sent the bytes; a spectator blames
+   nobody, since anybody holding a file could have damaged it; a fork (two
+   entries with one number, both signed by one author) blames its author;
+2. nothing after the end (an abandoned match goes on when an entry follows);
+3. the floor (``table.floor``); a ``goodbye`` may come from either seat at any time;
+4. the state hash: what the author saw before writing, against ours;
+5. the meaning: the deal protocol checks every point and key (``sides.py``),
+   the engine every move, and at each round's end the whole round is replayed
+   with every card known.
+
+The first failure raises :class:`~p2p_koikoi.referee.findings.Violation` (the entry,
+the reason id, the seat to blame) and the referee keeps it. How a ``goodbye``
+ends the match is decided once, in ``endings.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+from p2p_koikoi.engine import (
+    CHANCE,
+    Action,
+    AnyAction,
+    Card,
+    ClaimHandYaku,
+    Deal,
+    Draw,
+    EngineError,
+    Event,
+    Exchange,
+    IllegalActionError,
+    Match,
+    MatchPhase,
+    OutcomeKind,
+    Phase,
+    Play,
+    Round,
+    RoundResult,
+    RuleSet,
+    first_dealer_by_draw,
+    parse_rules,
+)
+from p2p_koikoi.engine.cards import month_mask
+from p2p_koikoi.engine.rules import FirstDealer
+from p2p_koikoi.fairness import (
+    DRAW_POSITIONS,
+    CheatingDetected,
+    DealContext,
+    Deck,
+    FairnessError,
+    Keys,
+    Message,
+    Purpose,
+    Reveal,
+    Show,
+    parse_message,
+)
+from p2p_koikoi.referee import endings
+from p2p_koikoi.referee.events import (
+    Ending,
+    FirstDealerChoice,
+    HikiAnswer,
+    MatchEnd,
+    MatchInfo,
+    MatchVisitor,
+    PlayedRound,
+)
+from p2p_koikoi.referee.findings import Finding, Violation
+from p2p_koikoi.referee.sides import CoinSide, DealSide, Knowledge
+from p2p_koikoi.referee.table import (
+    AUDIT_SLOTS,
+    COIN_SLOTS,
+    DEALER_DRAW_SLOTS,
+    GOODBYE_SLOTS,
+    HAND_SLOTS,
+    OPENING_SLOTS,
+    RESULT_FIELDS,
+    RESULT_SLOTS,
+    Slot,
+    Stage,
+    floor,
+    result_body,
+    state_hash,
+)
+from p2p_koikoi.wire import Entry, LocalProtocolError, RemoteProtocolError, SignedEntry, match_id_of
+from p2p_koikoi.wire.keys import check_public_key
+
+__all__ = ["Referee"]
+
+_LIGHTNING = Card.WILLOW_LIGHTNING
+
+
+def _fail(entry: int, reason: str, text: str, blame: int | None) -> NoReturn:
+    raise Violation(Finding(entry, reason, text, blame))
+
+
+class Referee:
+    """Judges a match's entries in order; tells the match to ``visitor`` as it goes.
+
+    ``knowledge`` is what the observer knows (a seat's secrets, or nothing). A seat
+    also passes the ``keys`` and ``nonces`` its greeting agreed, which the match
+    entry must name.
+    """
+
+    def __init__(
+        self,
+        knowledge: Knowledge,
+        visitor: MatchVisitor | None = None,
+        *,
+        keys: tuple[bytes, bytes] | None = None,
+        nonces: tuple[bytes, bytes] | None = None,
+    ) -> None:
+        self.knowledge = knowledge
+        self.seat = knowledge.seat
+        self.visitor = visitor if visitor is not None else MatchVisitor()
+        self.expected = (keys, nonces) if keys is not None and nonces is not None else None
+        self.keys: tuple[bytes, bytes] = keys if keys is not None else (b"", b"")
+        self.match_id = match_id_of(keys, nonces) if keys is not None and nonces is not None else b""
+        self.entries: list[SignedEntry] = []
+        self.head = self.match_id
+        self.rules: RuleSet | None = None
+        self.turn_limit = 0
+        self.stage = Stage.MATCH
+        self.step = 0
+        self.round_number = 0
+        self.redeal = 0
+        self.draws = 0  # dealer draws so far (a tie draws again)
+        self._draw_cards: list[tuple[Card, Card]] = []
+        self.match: Match | None = None
+        self.round: Round | None = None
+        self.deal: DealSide | None = None
+        self.coin: CoinSide | None = None
+        self.gaji_pending: Play | None = None
+        self.key_out = [False, False]  # which seats released their key for the stock card being drawn
+        self._hiki: list[HikiAnswer] = []
+        self.result: RoundResult | None = None
+        self.end: MatchEnd | None = None
+        self.finding: Finding | None = None
+        self.accusation: endings.Accusation | None = None
+        self.deal_start = 0  # the first entry of the deal in progress
+        self._history_entries: list[int] = []  # the entry of each action in the round's history
+        self._entry = 0  # the entry being judged
+        self._author = 0
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def over(self) -> bool:
+        return self.end is not None and not self.end.resumable
+
+    def floor(self) -> int:
+        """The seat that writes the next entry."""
+        return floor(self.stage, self.step, self.round, self.gaji_pending, self.key_out)
+
+    def state_hash(self) -> bytes:
+        return state_hash(self.stage, self.step, self.round_number, self.redeal, self.match, self.round)
+
+    def next_writer(self) -> int | None:
+        """Who held the floor when the entries stopped (None once the match is over)."""
+        if self.over or self.finding is not None:
+            return None
+        try:
+            return self.floor()
+        except AssertionError:
+            return None
+
+    def history_entry(self, n: int) -> int:
+        """The entry that made the round's ``n``-th action."""
+        return self._history_entries[n] if n < len(self._history_entries) else self._entry
+
+    def accusation_entry(self) -> int:
+        """The entry being judged (an accusation, while its evidence is examined)."""
+        return self._entry
+
+    def deal_redeal(self) -> int:
+        """The redeal field of a deal message now: the dealer draw counts its draws."""
+        return self.draws if self.stage is Stage.FIRST_DEALER else self.redeal
+
+    def deal_context(self) -> DealContext | None:
+        """The context of the deal in progress (for an accusation's evidence)."""
+        if self.stage is Stage.FIRST_DEALER and self.coin is None and self.deal is not None:
+            return DealContext(self.match_id, 0, self.draws, Purpose.DEALER_DRAW)
+        if self.deal is not None and self.stage in (Stage.SETUP, Stage.EXCHANGE, Stage.HANDS, Stage.PLAY, Stage.AUDIT):
+            return DealContext(self.match_id, self.round_number, self.redeal)
+        return None
+
+    # ------------------------------------------------------------------ feeding
+
+    def feed(self, signed: SignedEntry) -> None:
+        """Judge the next entry of the chain, received or read. Raises :class:`Violation` (and keeps it)."""
+        if self.finding is not None and not self._answers_finding(signed):
+            raise Violation(self.finding)
+        index = len(self.entries)
+        self._entry, self._author = index, signed.entry.author
+        try:
+            if index == 0:
+                self._open_match(signed)
+            else:
+                self._check_integrity(index, signed)
+            self._judge(signed)
+        except Violation as exc:
+            self.finding = exc.finding
+            raise
+        except Exception as exc:
+            finding = self._classify(exc)
+            if finding is None:
+                raise
+            self.finding = finding
+            raise Violation(finding) from None
+
+    def prepare(self, author: int, kind: str, body: list[Any]) -> Entry:
+        """The entry ``author`` (our seat) may sign next; :class:`LocalProtocolError` if it may not."""
+        if self.over:
+            raise LocalProtocolError("after-end", "the match is over")
+        if kind != "goodbye" and self.floor() != author:
+            raise LocalProtocolError("not-our-turn", f"seat {self.floor()} holds the floor, not seat {author}")
+        return Entry(self.match_id, len(self.entries), self.head, author, kind, body, self.state_hash())
+
+    def append(self, signed: SignedEntry) -> None:
+        """Take our own signed entry through the same checks as the peer's. A rule it breaks is our bug
+        (:class:`LocalProtocolError`); what it brings to light about the peer is the peer's violation."""
+        try:
+            self.feed(signed)
+        except Violation as exc:
+            if exc.finding.blame == signed.entry.author or (exc.finding.blame is None and exc.finding.entry == len(
+                self.entries
+            )):
+                raise LocalProtocolError(exc.reason, f"our own entry breaks a rule: {exc}") from None
+            raise
+
+    def _answers_finding(self, signed: SignedEntry) -> bool:
+        """After a violation only the accusation of the seat not to blame may follow."""
+        finding = self.finding
+        entry = signed.entry
+        return (
+            finding is not None
+            and self.end is None
+            and entry.kind == "goodbye"
+            and entry.author != finding.blame
+            and entry.seq == len(self.entries)
+        )
+
+    def _classify(self, exc: Exception) -> Finding | None:
+        """One classifier of what an entry's check raised: the author's fault, or our bug (None)."""
+        index, author = self._entry, self._author
+        if isinstance(exc, CheatingDetected):
+            return self._deal_finding(exc)
+        if isinstance(exc, IllegalActionError):
+            return Finding(index, f"illegal-move:{exc.rule}", f"illegal move: {exc}", author)
+        if isinstance(exc, RemoteProtocolError):
+            blame = exc.blame if exc.blame in (0, 1) else author
+            return Finding(index, exc.reason, str(exc), blame)
+        if isinstance(exc, EngineError | FairnessError):
+            return Finding(index, "bad-message", str(exc), author)
+        return None  # ValueError, LookupError, AssertionError...: a bug of ours, never the peer's fault
+
+    def _deal_finding(self, exc: CheatingDetected) -> Finding:
+        """A deal check failed: name the entry that carried the offending message."""
+        offending = None
+        if exc.evidence and self.deal is not None:
+            offending = self.deal.entry_of(exc.evidence[-1])
+        entry = offending if offending is not None else self._entry
+        found = self._entry if entry != self._entry else None
+        return Finding(entry, str(exc.reason), f"deal: {exc.detail}", exc.blame, found_at=found)
+
+    # ------------------------------------------------------------------ integrity
+
+    def _integrity_blame(self, author: int) -> int | None:
+        """A live seat received the bytes from the peer: the peer is to blame. A file blames nobody."""
+        return None if self.seat is None else 1 - self.seat
+
+    def _open_match(self, signed: SignedEntry) -> None:
+        """Entry 0 brings the keys everything else is checked against; it must sign itself."""
+        entry = signed.entry
+        if entry.kind != "match" or entry.seq != 0 or entry.author != 0:
+            _fail(0, "not-a-match", "entry 0 is not the host's match entry", self._integrity_blame(0))
+        _rules, _fingerprint, keys, nonces, _limit, _software = entry.body
+        if self.expected is not None and (tuple(keys), tuple(nonces)) != self.expected:
+            _fail(0, "bad-handshake", "the match entry names other keys or nonces", 0)
+        for seat in (0, 1):
+            problem = check_public_key(keys[seat])
+            if problem is not None:
+                _fail(0, "bad-key", f"seat {seat}'s key {problem}", seat)
+        self.keys = (keys[0], keys[1])
+        self._verify(0, signed)
+        self.match_id = match_id_of(self.keys, (nonces[0], nonces[1]))
+        if entry.match_id != self.match_id:
+            _fail(0, "bad-handshake", "the match id is not the one the keys and nonces derive", 0)
+        if entry.prev != self.match_id:
+            _fail(0, "bad-link", "entry 0 does not start from the match id", 0)
+        if self.keys[0] == self.keys[1]:
+            _fail(0, "bad-handshake", "both seats have the same key", 0)
+
+    def _verify(self, index: int, signed: SignedEntry) -> None:
+        try:
+            signed.verify(self.keys[signed.entry.author])
+        except RemoteProtocolError:
+            text = f"entry {index} is not signed by seat {signed.entry.author}'s key (altered after signing, or forged)"
+            _fail(index, "bad-signature", text, self._integrity_blame(signed.entry.author))
+
+    def _check_integrity(self, index: int, signed: SignedEntry) -> None:
+        entry = signed.entry
+        blame = self._integrity_blame(entry.author)
+        self._verify(index, signed)
+        if entry.match_id != self.match_id:
+            _fail(index, "wrong-match", f"entry {index} belongs to another match (spliced in)", blame)
+        if entry.seq != index:
+            if entry.seq < index:
+                earlier = self.entries[entry.seq]
+                if earlier.data == signed.data:
+                    _fail(index, "replayed-entry", f"entry {index} repeats entry {entry.seq}", blame)
+                if earlier.entry.author == entry.author:
+                    text = f"seat {entry.author} signed two different entries numbered {entry.seq}"
+                    _fail(index, "fork", text, entry.author)
+            text = f"entry {index} is numbered {entry.seq}: entries were dropped, added or reordered"
+            _fail(index, "bad-seq", text, blame)
+        if entry.prev != self.head:
+            _fail(index, "bad-link", f"entry {index} does not follow entry {index - 1}", blame)
+
+    # ------------------------------------------------------------------ judging
+
+    def _judge(self, signed: SignedEntry) -> None:
+        entry, index = signed.entry, self._entry
+        if self.over:
+            _fail(index, "after-end", f"seat {entry.author} wrote after the match ended", entry.author)
+        if entry.kind == "goodbye" and not (self.stage is Stage.GOODBYE and entry.body[0] == "match-over"):
+            self._take(signed)
+            endings.on_goodbye(self, index, entry.author, entry.body)
+            return
+        if self.end is not None:  # an abandoned match taken up again
+            self._resume_after_claim()
+        turn = self.floor()
+        if entry.author != turn:
+            text = f"entry {index} is seat {entry.author}'s, but seat {turn} has the floor"
+            _fail(index, "out-of-turn", text, entry.author)
+        if entry.state != self.state_hash():
+            text = f"entry {index}: its author's view of the game differs from the rules'"
+            _fail(index, "desync", text, entry.author)
+        self._take(signed)
+        self._on_entry(entry.kind, entry.body)
+
+    def _take(self, signed: SignedEntry) -> None:
+        self.entries.append(signed)
+        self.head = signed.digest
+
+    def _resume_after_claim(self) -> None:
+        self.end = None
+        self.accusation = None
+
+    def _on_entry(self, kind: str, body: list[Any]) -> None:
+        stage = self.stage
+        if kind == "match" and stage is Stage.MATCH:
+            self._on_match(body)
+        elif kind in ("accept", "decline") and stage is Stage.ACCEPT:
+            self._on_accept(kind, body)
+        elif kind == "deal" and stage in (Stage.FIRST_DEALER, Stage.SETUP, Stage.HANDS, Stage.AUDIT):
+            self._on_deal_message(body)
+        elif kind == "move" and stage is Stage.EXCHANGE:
+            self._on_exchange(body)
+        elif kind in ("move", "deal") and stage is Stage.PLAY:
+            self._on_play(kind, body)
+        elif kind == "result" and stage is Stage.RESULT:
+            self._on_result(body)
+        elif kind == "goodbye" and stage is Stage.GOODBYE:
+            self._next_slot()
+        else:
+            _fail(self._entry, "out-of-turn", f"a {kind} entry in the {stage.value} stage", self._author)
+
+    def _on_match(self, body: list[Any]) -> None:
+        rules_text, fingerprint, _keys, _nonces, turn_limit, software = body
+        try:
+            rules = parse_rules(rules_text)
+        except EngineError as exc:
+            _fail(0, "bad-rules", f"the host's rules do not parse: {exc}", 0)
+        if bytes.fromhex(rules.fingerprint) != fingerprint:
+            _fail(0, "bad-rules", "the host's rules do not match their fingerprint", 0)
+        self.rules = rules
+        self.turn_limit = turn_limit
+        self.stage = Stage.ACCEPT
+        self.visitor.begin_match(MatchInfo(rules, self.keys, ("host", "guest"), self.match_id, software, turn_limit))
+
+    def _on_accept(self, kind: str, body: list[Any]) -> None:
+        rules = self.rules
+        assert rules is not None
+        if kind == "decline":
+            self.finish(MatchEnd(Ending.DECLINED, 1, body[0]))
+            return
+        if body[0] != bytes.fromhex(rules.fingerprint):
+            _fail(self._entry, "bad-rules", "the guest accepted other rules", 1)
+        self._enter(Stage.FIRST_DEALER)
+
+    # ------------------------------------------------------------------ the deal
+
+    def slots(self) -> tuple[Slot, ...]:
+        """The messages due in the alternating deal stage in progress."""
+        stage = self.stage
+        if stage is Stage.FIRST_DEALER:
+            return COIN_SLOTS if self.coin is not None else DEALER_DRAW_SLOTS
+        if stage is Stage.SETUP:
+            return OPENING_SLOTS
+        return HAND_SLOTS if stage is Stage.HANDS else AUDIT_SLOTS
+
+    def _parse(self, data: bytes) -> Message:
+        deal = self.deal
+        return deal.parse(self._author, data) if deal is not None else parse_message(data)
+
+    def _on_deal_message(self, body: list[Any]) -> None:
+        number, redeal, data = body
+        if number != self.round_number or redeal != self.deal_redeal():
+            _fail(self._entry, "wrong-round", "a deal message for another round", self._author)
+        message = self._parse(data)
+        kind, number_due = self.slots()[self.step]
+        if not isinstance(message, kind) or (isinstance(message, Deck) and message.number != number_due):
+            due = f"deck pass {number_due}" if kind is Deck else kind.__name__
+            text = f"a {type(message).__name__} message where its {due} was due"
+            _fail(self._entry, "unexpected-message", text, self._author)
+        if self.coin is not None:
+            self.coin.take(self._author, message)
+        else:
+            deal = self.deal
+            assert deal is not None
+            deal.take(self._entry, self._author, message)
+            self._reveal_own_hand()
+            if isinstance(message, Reveal) and deal.deck is not None:
+                self._deal_audited()
+        self._next_slot()
+
+    def _reveal_own_hand(self) -> None:
+        rnd, deal, seat = self.round, self.deal, self.seat
+        if rnd is None or deal is None or seat is None or self.stage is not Stage.HANDS:
+            return
+        fresh = deal.own_hand() & ~rnd.hands[seat]
+        if fresh:
+            rnd.reveal(seat, fresh)
+
+    def _deal_audited(self) -> None:
+        """Both secrets are out and the deal audits clean: replay the round with every card known."""
+        deal, rnd, rules = self.deal, self.round, self.rules
+        if deal is None or deal.deck is None or rnd is None or rules is None or self.stage is not Stage.AUDIT:
+            return
+        full = Round.from_deal(rules, rnd.dealer, Deal.from_deck(list(deal.deck), rules.deal_pattern, rnd.dealer))
+        for seat, action in rnd.history:
+            try:
+                full.apply(action, seat)
+            except IllegalActionError as exc:
+                blame = 1 - seat if exc.rule == "gaji-blocked-by-hiki" else seat
+                text = f"with every card known, seat {seat}'s {action} was not legal: {exc}"
+                _fail(self._entry, f"audit:{exc.rule}", text, blame if blame in (0, 1) else None)
+        if full.outcome != rnd.outcome:
+            _fail(self._entry, "audit:outcome", "with every card known the round ends otherwise", None)
+
+    def _next_slot(self) -> None:
+        """One slot of an alternating stage is filled: move on when the stage is complete."""
+        self.step += 1
+        stage, done = self.stage, self.step
+        if stage is Stage.FIRST_DEALER and self.coin is not None:
+            if done == len(COIN_SLOTS) and self.coin.dealer is not None:
+                self._set_first_dealer(self.coin.dealer)
+        elif stage is Stage.FIRST_DEALER and done == len(OPENING_SLOTS):
+            self._dealer_drawn()
+        elif stage is Stage.FIRST_DEALER and done == len(DEALER_DRAW_SLOTS):
+            self._dealer_draw_done()
+        elif stage is Stage.SETUP and done == len(OPENING_SLOTS):
+            self._table_dealt()
+        elif stage is Stage.HANDS and done == len(HAND_SLOTS):
+            self.stage, self.step = Stage.PLAY, 0
+        elif stage is Stage.AUDIT and done == len(AUDIT_SLOTS):
+            self._round_audited()
+        elif stage is Stage.RESULT and done == RESULT_SLOTS:
+            self._round_counted()
+        elif stage is Stage.GOODBYE and done == GOODBYE_SLOTS:
+            match = self.match
+            self.finish(MatchEnd(Ending.FINISHED, None, "both said goodbye", match.outcome if match else None))
+
+    def _enter(self, stage: Stage) -> None:
+        self.stage = stage
+        self.step = 0
+        if stage is Stage.FIRST_DEALER:
+            self._start_first_dealer()
+        elif stage is Stage.SETUP:
+            self._start_deal()
+
+    def _start_first_dealer(self) -> None:
+        rules = self.rules
+        assert rules is not None
+        if rules.first_dealer is FirstDealer.COIN:
+            self.coin = self.knowledge.coin(self.match_id, self.keys)
+            return
+        context = DealContext(self.match_id, 0, self.draws, Purpose.DEALER_DRAW)
+        self.deal = self.knowledge.deal(context, self.keys, None, 0)
+        self.deal_start = len(self.entries)
+
+    def _dealer_drawn(self) -> None:
+        deal = self.deal
+        assert deal is not None
+        try:
+            for position in DRAW_POSITIONS:
+                deal.card_at(position)
+        except KeyError:
+            _fail(self._entry, "bad-draw", "the dealer draw did not open both cards", self._author)
+
+    def _dealer_draw_done(self) -> None:
+        rules, deal = self.rules, self.deal
+        assert rules is not None and deal is not None
+        card0, card1 = (deal.card_at(p) for p in DRAW_POSITIONS)
+        self._draw_cards.append((card0, card1))
+        seat = first_dealer_by_draw(rules.first_dealer, card0, card1)
+        if seat is None:
+            self.draws += 1
+            self._enter(Stage.FIRST_DEALER)
+            return
+        self._set_first_dealer(seat)
+
+    def _set_first_dealer(self, seat: int) -> None:
+        rules = self.rules
+        assert rules is not None
+        self.match = Match(rules)
+        self.match.set_first_dealer(seat)
+        method = "coin" if self.coin is not None else "draw"
+        self.visitor.first_dealer(FirstDealerChoice(seat, method, tuple(self._draw_cards)))
+        self.coin = None
+        self.deal = None
+        self.round_number = 1
+        self.redeal = 0
+        self._enter(Stage.SETUP)
+
+    def _start_deal(self) -> None:
+        match, rules = self.match, self.rules
+        assert match is not None and match.dealer is not None and rules is not None
+        self.redeal = match.redeal
+        context = DealContext(self.match_id, self.round_number, self.redeal)
+        self.deal = self.knowledge.deal(context, self.keys, rules.deal_pattern, match.dealer)
+        self.deal_start = len(self.entries)
+        self._history_entries = []
+        self.round = None
+        self.key_out = [False, False]
+        self._hiki = []
+        self.gaji_pending = None
+        self.visitor.begin_round(self.round_number, self.redeal, match.dealer)
+
+    def _table_dealt(self) -> None:
+        match, deal, rules = self.match, self.deal, self.rules
+        assert match is not None and deal is not None and deal.plan is not None and rules is not None
+        table = sum(1 << deal.card_at(p) for p in deal.plan.table)
+        rnd = Round.start(rules, match.dealer or 0, (0, 0), table, [None] * 24, hidden=(8, 8))
+        self.round = match.begin_round(rnd)
+        if rnd.over:
+            self.visitor.moves(None, (), "the table shows four of a month: dealt again")
+            self._enter(Stage.AUDIT)
+        elif rnd.phase is Phase.EXCHANGE:
+            self.stage, self.step = Stage.EXCHANGE, 0
+        else:
+            self._enter(Stage.HANDS)
+
+    def _round_audited(self) -> None:
+        match, deal, rnd, rules = self.match, self.deal, self.round, self.rules
+        assert match is not None and rnd is not None and rules is not None
+        if deal is None or deal.deck is None:
+            _fail(self._entry, "audit-missing", "the deal was not audited", self._author)
+        dealt = Deal.from_deck(list(deal.deck), rules.deal_pattern, rnd.dealer)
+        self.result = result = match.finish_round()
+        played = PlayedRound(
+            result.number, result.redeal, rnd.dealer, dealt.table, dealt, tuple(rnd.history), tuple(self._hiki), result
+        )
+        self.visitor.round_played(played)
+        self._enter(Stage.RESULT)
+
+    def _on_result(self, body: list[Any]) -> None:
+        result = self.result
+        assert result is not None
+        expected = result_body(result)
+        if body != expected:
+            fields = zip(RESULT_FIELDS, body, expected, strict=True)
+            name, claimed, due = next((n, a, b) for n, a, b in fields if a != b)
+            text = f"seat {self._author}'s count of the round differs in the {name}: {claimed!r}, not {due!r}"
+            _fail(self._entry, "result-mismatch", text, self._author)
+        self._next_slot()
+
+    def _round_counted(self) -> None:
+        match, result = self.match, self.result
+        assert match is not None and result is not None
+        self.round = None
+        if match.phase is MatchPhase.OVER:
+            self.visitor.match_decided(match.outcome)
+            self._enter(Stage.GOODBYE)
+            return
+        if result.outcome.kind is not OutcomeKind.REDEAL:
+            self.round_number = match.round_number
+        self._enter(Stage.SETUP)
+
+    # ------------------------------------------------------------------ play
+
+    def _on_exchange(self, body: list[Any]) -> None:
+        if body[0] != self.round_number:
+            _fail(self._entry, "wrong-round", "a move for another round", self._author)
+        action = self._parse_action(body, allow_show=False, allow_keys=False)
+        if not isinstance(action, Exchange):
+            _fail(self._entry, "out-of-turn", "the non-dealer must exchange or keep", self._author)
+        rnd, deal = self.round, self.deal
+        assert rnd is not None and deal is not None
+        self._apply(action, self._author)
+        if action.swap:
+            deal.exchange_hands()
+        self._enter(Stage.HANDS)
+
+    def _parse_action(self, body: list[Any], *, allow_show: bool, allow_keys: bool) -> AnyAction:
+        text = body[1]
+        action = Action.parse(text)
+        if str(action) != text:
+            _fail(self._entry, "not-canonical", f"the move {text!r} is not in canonical form", self._author)
+        if (body[2] is not None and not allow_show) or (body[3] is not None and not allow_keys):
+            _fail(self._entry, "unexpected-field", "the move carries fields it may not", self._author)
+        return action
+
+    def _show(self, data: bytes | None) -> int:
+        """The cards a move's Show opens, as a mask (0 without a Show)."""
+        if data is None:
+            return 0
+        message = self._parse(data)
+        if not isinstance(message, Show):
+            _fail(self._entry, "bad-show", "the show field holds another message", self._author)
+        deal = self.deal
+        assert deal is not None
+        return sum(1 << card for card in deal.take(self._entry, self._author, message))
+
+    def _keys(self, data: bytes) -> Keys:
+        message = self._parse(data)
+        if not isinstance(message, Keys):
+            _fail(self._entry, "bad-message", "the keys field holds another message", self._author)
+        return message
+
+    def _on_play(self, kind: str, body: list[Any]) -> None:
+        if kind == "deal":
+            self._on_stock_key(body)
+            return
+        number, text, show, keys = body
+        if number != self.round_number:
+            _fail(self._entry, "wrong-round", "a move for another round", self._author)
+        if self.gaji_pending is not None:
+            self._on_hiki_answer(text, show, keys)
+            return
+        action = self._parse_action(body, allow_show=True, allow_keys=True)
+        shown = self._show(show)
+        if isinstance(action, Play):
+            self._on_card_played(action, shown, keys)
+            return
+        author = self._author
+        if keys is not None:
+            _fail(self._entry, "unexpected-key", "only a play carries a stock key", author)
+        if isinstance(action, ClaimHandYaku):
+            if shown != action.cards:
+                _fail(self._entry, "show-mismatch", "the claim does not show its cards", author)
+        elif shown:
+            _fail(self._entry, "unexpected-show", "only plays and claims show cards", author)
+        self._apply(action, author)
+
+    def _on_stock_key(self, body: list[Any]) -> None:
+        rnd, deal, author = self.round, self.deal, self._author
+        assert rnd is not None and deal is not None
+        number, redeal, data = body
+        if number != self.round_number or redeal != self.redeal or rnd.phase is not Phase.DRAW:
+            _fail(self._entry, "out-of-turn", "a deal message out of turn", author)
+        message = self._parse(data)
+        if not isinstance(message, Keys):
+            _fail(self._entry, "out-of-turn", "only a stock key is expected now", author)
+        self.key_out[author] = True
+        deal.take(self._entry, author, message)
+        self._turn_over_draw()
+
+    def _on_card_played(self, action: Play, shown: int, keys: bytes | None) -> None:
+        rnd, deal, author = self.round, self.deal, self._author
+        assert rnd is not None and deal is not None
+        if shown != action.card.bit:
+            _fail(self._entry, "show-mismatch", "the play does not show the card played", author)
+        if self.needs_hiki_answer(action):
+            if keys is not None:
+                _fail(self._entry, "early-key", "a Gaji play onto three must wait for Hiki", author)
+            self._check_gaji(action, author)
+            self.gaji_pending = action
+            return
+        if keys is None:
+            _fail(self._entry, "missing-key", "a play carries the key for the draw", author)
+        rnd.copy().apply(action, author)
+        self.key_out[author] = True
+        deal.take(self._entry, author, self._keys(keys))
+        self._apply(action, author)
+
+    def _check_gaji(self, action: Play, author: int) -> None:
+        """A Gaji play onto a month of three is legal unless the player could know it is blocked: the
+        other seat may hold the fourth card (its Hiki), which only that seat's own view shows. It is
+        forgiven unless that card was shown in a Hiki earlier in the round."""
+        rnd = self.round
+        assert rnd is not None and action.target is not None
+        try:
+            rnd.copy().apply(action, author)
+        except IllegalActionError as exc:
+            shown = 0
+            for answer in self._hiki:
+                if answer.seat == author:
+                    shown |= answer.card.bit
+            known = shown & rnd.hands[1 - author] & month_mask(action.target.month)
+            if exc.rule != "gaji-blocked-by-hiki" or known:
+                raise
+
+    def _on_hiki_answer(self, text: str, show: bytes | None, keys: bytes | None) -> None:
+        """The other seat answers a Gaji play onto a month of three."""
+        pending, rnd, author = self.gaji_pending, self.round, self._author
+        assert pending is not None and rnd is not None and pending.target is not None
+        self.gaji_pending = None
+        if text == "no-hiki" and show is None and keys is None:
+            self._apply(pending, rnd.turn)
+            return
+        words = text.split()
+        if len(words) != 2 or words[0] != "hiki" or keys is not None:
+            _fail(self._entry, "bad-hiki", "a Gaji play must be answered with hiki CARD or no-hiki", author)
+        card = Card.parse(words[1])
+        if card.month != pending.target.month or self._show(show) != card.bit:
+            _fail(self._entry, "bad-hiki", "the Hiki card is not the fourth of that month", author)
+        self._hiki.append(HikiAnswer(len(rnd.history), rnd.turn, pending, card))
+        if not rnd.hands[author] & card.bit:
+            rnd.reveal(author, card.bit)
+        self.visitor.moves(author, (), f"hiki {card.id}")
+
+    def needs_hiki_answer(self, action: Play) -> bool:
+        """A Gaji wildcard aimed at a month of three waits for the other seat's Hiki answer."""
+        rnd = self.round
+        assert rnd is not None
+        if not (rnd.rules.gaji and action.card is _LIGHTNING and action.target is not None):
+            return False
+        target = action.target
+        if rnd.table & month_mask(_LIGHTNING.month) & target.bit:
+            return False  # an ordinary willow capture
+        return (rnd.table & month_mask(target.month)).bit_count() == 3
+
+    def _apply(self, action: AnyAction, seat: int) -> None:
+        rnd = self.round
+        assert rnd is not None
+        events = rnd.apply(action, seat)
+        self._history_entries.append(self._entry)
+        self._moved(seat, events)
+
+    def _moved(self, seat: int | None, events: list[Event]) -> None:
+        if events:
+            self.visitor.moves(seat, tuple(events), "")
+        rnd = self.round
+        assert rnd is not None
+        if rnd.over:
+            self._enter(Stage.AUDIT)
+
+    def _turn_over_draw(self) -> None:
+        rnd, deal = self.round, self.deal
+        assert rnd is not None and deal is not None and deal.plan is not None
+        if not (self.key_out[0] and self.key_out[1]):
+            return
+        self.key_out = [False, False]
+        card = deal.card_at(deal.plan.stock[rnd.stock_index])
+        events = rnd.apply(Draw(card), CHANCE)
+        self._history_entries.append(self._entry)
+        self._moved(rnd.turn, events)
+
+    # ------------------------------------------------------------------ the end
+
+    def finish(self, end: MatchEnd) -> None:
+        """The match ends as ``end`` says (an abandoned one may be taken up again)."""
+        self._tell_unfinished_round()
+        self.end = end
+        self.visitor.end_match(end)
+
+    def _tell_unfinished_round(self) -> None:
+        """A round cut short: tell what is known of it (its table as dealt, its moves; no deal)."""
+        rnd, deal = self.round, self.deal
+        if rnd is None or deal is None or deal.plan is None or self.stage in (Stage.RESULT, Stage.OVER):
+            return
+        table = 0
+        for position in deal.plan.table:
+            try:
+                table |= 1 << deal.card_at(position)
+            except KeyError:
+                continue
+        played = PlayedRound(
+            self.round_number, self.redeal, rnd.dealer, table, None, tuple(rnd.history), tuple(self._hiki)
+        )
+        self.visitor.round_played(played)
+
+    def close(self, why: str = "the record stops here") -> MatchEnd:
+        """The entries are over: end the match as it stands (unless it ended), and say how."""
+        if self.end is None:
+            how = Ending.FAILED if self.finding is not None else Ending.UNFINISHED
+            text = self.finding.line() if self.finding is not None else why
+            self.finish(MatchEnd(how, None, text, owed=self.next_writer()))
+        assert self.end is not None
+        return self.end
