@@ -1,8 +1,11 @@
 """The computer opponents' figures: decision time per level, and the arena targets.
 
-    python bench/bots.py                       # decision time per move of each bot (mean, p95, max)
-    python bench/bots.py --arena --jobs 2      # + the two arena targets (long: about an hour on 2 cores)
-    python bench/bots.py --spread 150          # + the per-round spread of greedy self-play, per preset
+    python bench/bots.py                                  # decision time per move of each bot (mean, p95, max)
+    python bench/bots.py --positions 0 --arena --matches 200 --baseline b3b4ec5
+                                                          # the arena targets on 200 matches, each beside the
+                                                          # same run of the bots of commit b3b4ec5
+    python bench/bots.py --positions 0 --arena --full --jobs 2   # the targets at full size (1,000 matches: hours)
+    python bench/bots.py --spread 150                     # + the per-round spread of greedy self-play, per preset
 
 Decision time: the bots answer the same positions, taken from greedy self-play
 matches under Nintendo rules (every move with more than one legal choice, from
@@ -10,11 +13,17 @@ the first to the last round), one process, wall-clock time. Target:
 ``strong:normal`` at most 0.5 s per decision. "capped" counts the decisions the
 time cap (a safety net) cut short; it should be 0.
 
-Arena targets (issue 7), each over mirrored 12-round Nintendo matches:
-``strong:normal`` beats ``greedy`` in at least 60% (1,000 matches) and
-``greedy`` beats ``random`` in at least 85%. The same runs are
-``koikoi arena strong:normal greedy --matches 1000 --jobs 2`` and
-``koikoi arena greedy random --matches 1000 --jobs 2``.
+Arena targets, each over mirrored 12-round Nintendo matches: ``strong:normal``
+beats ``greedy`` in at least 70% (issue 16; 60% in issue 7), ``strong:expert``
+beats ``strong:normal`` in at least 58%, ``greedy`` beats ``random`` in at least
+85%. Each run also prints both bots' bright and animal discards per round (a
+hand card played that takes nothing) and the share of them the other bot took
+on its very next turn, and the points each won in the last two rounds.
+``--baseline REV`` plays the same run (same seed, same deals) with the bots of
+commit ``REV`` (its tree unpacked in a temporary directory, with today's arena
+counting), so the figures of today and of then sit side by side. The full size
+is 1,000 matches (``--full``); on a shared 2-core machine that takes hours, so
+smaller runs print their sample size and 95% interval, which is what they are.
 
 The spread is the standard deviation of one round's point difference, which
 :data:`p2p_koikoi.bots.match_value.ROUND_SPREAD` holds per preset.
@@ -23,9 +32,17 @@ The spread is the standard deviation of one round's point difference, which
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
+from typing import Any
 
 from p2p_koikoi.app.arena import run_arena
 from p2p_koikoi.app.local_match import play_local_match
@@ -87,18 +104,76 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
 
-def arena_targets(matches: int, jobs: int, seed: int) -> None:
+TARGETS = (("strong:normal", "greedy", 0.70), ("strong:expert", "strong:normal", 0.58), ("greedy", "random", 0.85))
+
+
+def arena_targets(matches: int, jobs: int, seed: int, baseline: str | None, pairs: list[str]) -> None:
     rules = preset("nintendo")
-    for a, b, target in (("strong:normal", "greedy", 0.60), ("greedy", "random", 0.85)):
+    for a, b, target in TARGETS:
+        if pairs and f"{a}/{b}" not in pairs:
+            continue
+        if baseline is not None and a in _bots_of(baseline) and b in _bots_of(baseline):
+            print(_summary(baseline_arena(baseline, a, b, matches, jobs, seed), target, f"at {baseline}"), flush=True)
         result = run_arena(a, b, rules, matches=matches, seed=seed, jobs=jobs)
-        lo, hi = result.ci95
-        verdict = "meets" if result.win_rate >= target else "MISSES"
-        timing = f"; {a} per move: mean {_ms(result.bots[0].time_mean)}, max {_ms(result.bots[0].time_max)}"
-        print(
-            f"{a} vs {b}: {result.win_rate:.1%} (95% CI {lo:.1%} to {hi:.1%}) over {matches} mirrored "
-            f"12-round nintendo matches, seed {seed}; target {target:.0%}: {verdict}{timing} ({result.seconds:.0f} s)",
-            flush=True,
+        print(_summary(result.to_json(), target, "now"), flush=True)
+
+
+def _summary(data: dict[str, Any], target: float, label: str) -> str:
+    a, b = data["a"], data["b"]
+    lo, hi = data["ci95"]
+    verdict = "meets" if data["win_rate"] >= target else "below"
+    lines = [
+        f"[{label}] {a['bot']} vs {b['bot']}: {data['win_rate']:.1%} (95% CI {lo:.1%} to {hi:.1%}) over "
+        f"{data['matches']} matches ({data['matches'] // 2} mirrored pairs, {data['rounds']} rounds), "
+        f"seed {data['seed']}; target {target:.0%}: {verdict} ({data['seconds']:.0f} s)"
+    ]
+    for side in (a, b):
+        rounds = data["rounds"] or 1
+        kinds = []
+        for kind in ("bright", "animal", "ribbon"):
+            d = side.get("discards", {}).get(kind)
+            if d is not None:
+                fed = f"{d['taken_next_turn'] / d['discarded']:.0%}" if d["discarded"] else "-"
+                kinds.append(f"{kind} {d['discarded'] / rounds:.3f}/round ({d['discarded']}, {fed} taken next turn)")
+        timing = side["decision_time"]
+        lines.append(
+            f"    {side['bot']:<14} discards: {'; '.join(kinds)}; points in the last 2 rounds "
+            f"{side.get('late_points', '-')}; per move mean {_ms(timing['mean'])}, p95 {_ms(timing['p95'])}, "
+            f"max {_ms(timing['max'])}, capped {timing['capped']}"
         )
+    return "\n".join(lines)
+
+
+def _bots_of(rev: str) -> set[str]:
+    """The bot names commit ``rev`` knows (an older commit has no strong:expert)."""
+    if rev not in _KNOWN:
+        text = subprocess.run(
+            ["git", "show", f"{rev}:p2p_koikoi/bots/strong.py"], capture_output=True, text=True, check=True
+        ).stdout
+        levels = {name for name in ("easy", "normal", "hard", "expert") if f'"{name}": Level(' in text}
+        _KNOWN[rev] = {"random", "greedy", "strong", *(f"strong:{level}" for level in levels)}
+    return _KNOWN[rev]
+
+
+_KNOWN: dict[str, set[str]] = {}
+
+
+def baseline_arena(rev: str, a: str, b: str, matches: int, jobs: int, seed: int) -> dict[str, Any]:
+    """The same arena run with the bots of commit ``rev`` (and today's arena, which counts the discards)."""
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="koikoi-baseline-") as tmp:
+        tree = subprocess.run(["git", "-C", str(root), "archive", rev], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=tree, check=True)
+        shutil.copy(root / "p2p_koikoi/app/arena.py", Path(tmp) / "p2p_koikoi/app/arena.py")
+        args = ["arena", a, b, "--matches", str(matches), "--jobs", str(jobs), "--seed", str(seed), "--json"]
+        env = {**os.environ, "PYTHONPATH": tmp}
+        out = subprocess.run(
+            [sys.executable, "-m", "p2p_koikoi", *args], capture_output=True, text=True, env=env, cwd=tmp
+        )
+        if out.returncode != 0:
+            raise SystemExit(f"the baseline run failed: {out.stderr.strip()}")
+        result: dict[str, Any] = json.loads(out.stdout)
+        return result
 
 
 def spreads(matches: int) -> None:
@@ -120,9 +195,14 @@ def spreads(matches: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=200, help="positions timed per bot")
-    parser.add_argument("--bots", default="greedy,strong:easy,strong:normal,strong:hard", help="comma-separated")
-    parser.add_argument("--arena", action="store_true", help="also run the two arena targets (long)")
-    parser.add_argument("--matches", type=int, default=1000, help="matches per arena target")
+    parser.add_argument(
+        "--bots", default="greedy,strong:easy,strong:normal,strong:expert,strong:hard", help="comma-separated"
+    )
+    parser.add_argument("--arena", action="store_true", help="also run the arena targets (long)")
+    parser.add_argument("--matches", type=int, default=200, help="matches per arena target")
+    parser.add_argument("--full", action="store_true", help="the full size: 1,000 matches per target (hours)")
+    parser.add_argument("--baseline", metavar="REV", help="also run each target with the bots of commit REV")
+    parser.add_argument("--only", default="", help="comma-separated BOT_A/BOT_B targets to run (default: all)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes for the arena")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--spread", type=int, default=0, metavar="MATCHES", help="measure the round spreads")
@@ -132,7 +212,8 @@ def main() -> None:
     if args.spread:
         spreads(args.spread)
     if args.arena:
-        arena_targets(args.matches, args.jobs, args.seed)
+        matches = 1000 if args.full else args.matches
+        arena_targets(matches, args.jobs, args.seed, args.baseline, [p for p in args.only.split(",") if p])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,12 @@
 """How fast ``koikoi verify`` is: one 12-round match, then a folder of matches on every core.
 
     python bench/verify.py [--matches 100] [--rules nintendo] [--repeat 7]
+    python bench/verify.py --vs b0c69a5 [--rounds-of 3] [--repeat 5]
+
+``--vs REF`` measures this tree and the commit REF side by side in one run: each tree, in a process of
+its own importing it (the other tree unpacked from git into a temporary folder), plays the same seeded
+12-round match and verifies its own record ``--repeat`` times, alternating which tree goes first; the
+ratio of the best CPU times (this tree / REF) is the figure to read on a shared machine.
 
 The matches are played first, in memory between two random bots (``pipe_sessions``, the whole protocol
 with real keys and secrets), on every core, and written as records to a temporary folder. Then:
@@ -56,12 +62,79 @@ def multiplication_cost(count: int = 2000) -> float:
     return (time.process_time() - start) / count
 
 
+def one(rules_name: str, repeat: int) -> None:
+    """Play one seeded match with the tree on ``sys.path``, verify its record ``repeat`` times, print JSON."""
+    import json
+
+    from p2p_koikoi.testing import deterministic_entropy
+
+    pair = session_pair(preset(rules_name), deterministic_entropy(b"bench verify"))
+    assert pipe_sessions(pair, (RandomAgent(1), RandomAgent(2))) is None
+    with tempfile.TemporaryDirectory() as tmp:
+        writer = RecordWriter(Path(tmp), lambda: "match.koikoi", seat=0)
+        writer.sync(pair.host.chain.entries)
+        writer.close()
+        assert writer.path is not None
+        cpus, walls = [], []
+        for _ in range(repeat):
+            wall, cpu = time.perf_counter(), time.process_time()
+            report = verify_file(writer.path)
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+            assert report.verdict == "verified", report.finding
+        size = writer.path.stat().st_size
+    print(json.dumps({"cpu": min(cpus), "wall": min(walls), "entries": len(pair.host.chain.entries), "bytes": size}))
+
+
+def compare(ref: str, rules_name: str, repeat: int, runs: int) -> None:
+    """This tree against commit ``ref``: alternating processes, the same match, best CPU and the ratio."""
+    import json
+    import subprocess
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from trees import ROOT, unpacked
+
+    print(f"one 12-round {rules_name} match verified {repeat} times a run, {runs} runs a tree, alternating")
+    with unpacked(ref) as other:
+        trees = [("this tree", ROOT), (ref[:10], other)]
+        results: dict[str, list[dict[str, float]]] = {name: [] for name, _ in trees}
+        for n in range(runs):
+            for name, tree in trees if n % 2 == 0 else reversed(trees):
+                command = [sys.executable, str(Path(__file__).resolve()), "--one", "--rules", rules_name]
+                command += ["--repeat", str(repeat)]
+                env = {**os.environ, "PYTHONPATH": str(tree)}
+                done = subprocess.run(command, env=env, capture_output=True, text=True, check=False, timeout=900)
+                if done.returncode != 0:
+                    raise SystemExit(f"bench: verifying under {tree} failed:\n{done.stderr}")
+                results[name].append(json.loads(done.stdout.splitlines()[-1]))
+    print(f"{'tree':<12} {'entries':>8} {'KB':>6} {'best cpu ms':>12} {'best wall ms':>13}")
+    best = {}
+    for name, outs in results.items():
+        best[name] = min(o["cpu"] for o in outs)
+        first = outs[0]
+        print(
+            f"{name:<12} {first['entries']:>8.0f} {first['bytes'] / 1024:>6.0f} {best[name] * 1000:>12.0f} "
+            f"{min(o['wall'] for o in outs) * 1000:>13.0f}"
+        )
+    mine, theirs = best["this tree"], best[ref[:10]]
+    print(f"ratio this tree / {ref[:10]}: {mine / theirs:.2f} (CPU, best of each; below 1: faster)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--rules", default="nintendo")
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--vs", metavar="REF", help="measure this tree against commit REF, side by side")
+    parser.add_argument("--runs", type=int, default=4, help="with --vs: processes a tree")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.one:
+        one(args.rules, args.repeat)
+        return
+    if args.vs:
+        compare(args.vs, args.rules, args.repeat, args.runs)
+        return
     cores = os.cpu_count() or 1
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()

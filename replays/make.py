@@ -2,12 +2,12 @@
 
 - ``<preset>.koikoi``, one per rule preset: two real ``koikoi`` processes, a host and a guest
   played by bots, over loopback TCP, three rounds each; the host's copy of the record is kept.
-- ``cheat-stacked-deck.koikoi``: the host is our own session with one step altered: in round 1
-  shuffles its first deck pass in an order of its choosing (stacking the deck), with a valid
-  shuffle proof: a chosen permutation is still a permutation, so the pass passes every check on
-  receipt. Play goes on, since nobody can see a masked deck, until the host's secret comes out at the round's end: the
-  honest guest finds the pass does not re-derive from it, ends the match blaming the host, and
-  notes why. The guest's record is kept (both peers run the real runner, in memory).
+- ``cheat-stacked-deck.koikoi``: the host is our own session with one step altered: in round 1 it
+  re-orders its first deck pass after proving it (stacking the deck). The proof no longer covers the
+  deck it sends, so the honest guest refuses that very entry (``bad-shuffle-proof``) before play
+  starts, ends the match blaming the host, and notes why (before the proofs, deal v1, this was caught
+  only at the round's end, when the host's secret came out). The guest's record is kept (both peers
+  run the real runner, in memory).
 - ``crash-killed-guest.koikoi``: a real 12-round match whose guest process is killed (SIGKILL)
   in the middle of the match; the guest's record is kept as the crash left it.
 
@@ -17,7 +17,6 @@ time, so the files differ from run to run; what they show does not.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import signal
@@ -28,6 +27,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import trio
 import trio.testing
@@ -36,9 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.engine import PRESETS, preset
-from p2p_koikoi.fairness import Deck, FairDeal
-from p2p_koikoi.fairness.messages import Commit, Message
-from p2p_koikoi.fairness.passproof import make_pass
+from p2p_koikoi.fairness import DealContext, Deck, FairDeal
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import greet_as_guest, greet_as_host
 from p2p_koikoi.net.runner import run_match
@@ -130,34 +128,38 @@ def crash_sample(seed: int) -> Path:
     return target
 
 
+def crash_sample_cut_mid_round(seed: int, tries: int = 6) -> Path:
+    """The kill lands wherever the match is; the sample shows a round cut short, so kill again until it does."""
+    from p2p_koikoi.app.replay import load_replay
+
+    for attempt in range(tries):
+        target = crash_sample(seed + attempt)
+        if load_replay(target).rounds[-1].played.deal is None:
+            return target
+    raise SystemExit(f"no kill in {tries} tries cut a round short")
+
+
 class StackingDeal(FairDeal):
-    """Seat 0's side of a deal, shuffling its first pass with an order of its choosing (with a valid
-    shuffle proof: a chosen permutation is still a permutation), not the one its secret derives."""
+    """Seat 0's side of a deal, with its first deck pass re-ordered after it was computed (and proved)."""
 
     def _make_pass(self, number: int, received: Sequence[bytes]) -> Deck:
+        honest = super()._make_pass(number, received)
         if number != 1:
-            return super()._make_pass(number, received)
-        order = list(self._mine.permutation)
-        order[0], order[30] = order[30], order[0]  # the order it wants, not the one its secret derives
-        chosen = dataclasses.replace(self._mine, permutation=tuple(order))
-        return make_pass(1, self.context, self.identity_keys[0], chosen, self._secret, received)
+            return honest
+        points = list(honest.points)
+        points[0], points[30] = points[30], points[0]  # the order it wants, not the one it proved
+        return Deck(1, tuple(points), honest.proof)
 
 
 class StackingHost(MatchSession):
     """The host's session, stacking the deck of round 1 (and playing honestly otherwise)."""
 
-    def _start_deal(self) -> None:
-        super()._start_deal()
-        deal = self._deal
-        if self.round_number == 1 and deal is not None and self.redeal == 0 and self.rules is not None:
-            dealer = self.match.dealer if self.match is not None and self.match.dealer is not None else 0
-            secret = self._secret_for(deal.context)
-            stacked = StackingDeal(
-                deal.context, 0, self.keys, secret, pattern=self.rules.deal_pattern, dealer_seat=dealer
-            )
-            queued: list[Message] = list(stacked.start().send)  # the same commitment as the one queued
-            assert queued == [m for m in self._queue if isinstance(m, Commit)]
-            self._deal = stacked
+    def new_deal(
+        self, context: DealContext, seat: int, keys: tuple[bytes, bytes], secret: bytes, **layout: Any
+    ) -> FairDeal:
+        if context.round == 1 and context.redeal == 0:
+            return StackingDeal(context, seat, keys, secret, **layout)
+        return super().new_deal(context, seat, keys, secret, **layout)
 
 
 def cheat_sample() -> Path:
@@ -201,7 +203,7 @@ def check(path: Path) -> None:
 def main() -> None:
     made = [preset_sample(name, seed) for seed, name in enumerate(PRESETS, start=1)]
     made.append(cheat_sample())
-    made.append(crash_sample(99))
+    made.append(crash_sample_cut_mid_round(99))
     for path in made:
         check(path)
 

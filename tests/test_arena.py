@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from p2p_koikoi.app import arena
-from p2p_koikoi.app.arena import ArenaRequestError, MatchStats, _ci95, play_arena_match, run_arena
+from p2p_koikoi.app.arena import ArenaRequestError, MatchStats, _ci95, _DiscardTally, play_arena_match, run_arena
 from p2p_koikoi.bots.greedy import GreedyAgent
 from p2p_koikoi.bots.registry import UnknownBotError
-from p2p_koikoi.engine import preset
+from p2p_koikoi.engine import Card, Event, preset
 
 SHORT = preset("nintendo").with_option("rounds", "3")
 
@@ -122,3 +122,33 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], needle: str) -> N
     assert out.stdout == ""
     assert len(out.stderr.strip().splitlines()) == 1 and needle in out.stderr
     assert "Traceback" not in out.stderr
+
+
+# -- the discard counts ----------------------------------------------------------------------
+
+
+def test_a_discard_is_fed_when_the_other_seat_takes_it_before_the_discarder_plays_again() -> None:
+    curtain, deer = Card.CHERRY_CURTAIN, Card.MAPLE_DEER
+    tally = _DiscardTally()
+    play = Event("play", 0, curtain, 0)  # seat 0 throws the curtain away
+    tally(None, [play, Event("draw", 0, Card.PINE_PLAIN_1, 0)])  # type: ignore[arg-type]
+    tally(None, [Event("play", 1, Card.CHERRY_PLAIN_1, curtain.bit)])  # type: ignore[arg-type]
+    # seat 1 throws the deer away, and takes it back itself with its draw: nothing fed
+    tally(None, [Event("play", 1, deer, 0), Event("draw", 1, Card.MAPLE_PLAIN_1, deer.bit)])  # type: ignore[arg-type]
+    # seat 0 throws a ribbon away and plays again before anybody takes it
+    tally(None, [Event("play", 0, Card.PINE_RIBBON, 0), Event("play", 0, Card.PLUM_PLAIN_1, 0)])  # type: ignore[arg-type]
+    tally(None, [Event("play", 1, Card.PINE_PLAIN_2, Card.PINE_RIBBON.bit)])  # type: ignore[arg-type]
+    bright, animal, ribbon = 0, 1, 2
+    assert tally.counts[0][bright] == [1, 1]
+    assert tally.counts[1][animal] == [1, 0]
+    assert tally.counts[0][ribbon] == [1, 0]
+
+
+def test_the_json_counts_discards_and_the_last_rounds() -> None:
+    data = run_arena("random", "greedy", SHORT, matches=2, seed=3).to_json()
+    for side in ("a", "b"):
+        assert set(data[side]["discards"]) == {"bright", "animal", "ribbon"}
+        for counts in data[side]["discards"].values():
+            assert 0 <= counts["taken_next_turn"] <= counts["discarded"]
+        assert data[side]["late_points"] >= 0
+    assert sum(data["a"]["discards"][k]["discarded"] for k in ("bright", "animal", "ribbon")) > 0  # random throws

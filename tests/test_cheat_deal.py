@@ -19,10 +19,10 @@ from test_cheat_support import Liar, assert_caught, verify_record
 
 from p2p_koikoi.engine import preset
 from p2p_koikoi.engine.cards import Card
-from p2p_koikoi.fairness import Deck, FairDeal, Keys, Reveal, parse_message
+from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Keys, Reveal, parse_message
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
 from p2p_koikoi.session.match_session import MatchSession, Stage
-from p2p_koikoi.testing_adversary import duel
+from p2p_koikoi.testing.adversary import duel
 
 RULES = preset("nintendo")
 CHEATER = 1  # the guest cheats; test_cheat_moves has the host cheat too
@@ -44,9 +44,13 @@ class ChosenPermutation(MatchSession):
     """Shuffles with a permutation of its choosing (none at all: the identity), not the one its secret
     derives. Every point is still a masked card, so nothing is wrong until the secret comes out."""
 
-    def deal_started(self, fair: FairDeal) -> None:
-        if fair.context.round:
+    def new_deal(
+        self, context: DealContext, seat: int, keys: tuple[bytes, bytes], secret: bytes, **layout: Any
+    ) -> FairDeal:
+        fair = super().new_deal(context, seat, keys, secret, **layout)
+        if context.round:
             fair._mine = dataclasses.replace(fair._mine, permutation=tuple(range(48)))
+        return fair
 
 
 async def test_a_chosen_permutation_is_caught_at_the_audit(tmp_path: Path) -> None:
@@ -221,28 +225,27 @@ class Staller(MatchSession):
         return super()._write(kind, body)
 
 
-async def test_refusing_to_reveal_forfeits_after_the_step_deadline(
+async def test_refusing_to_reveal_leaves_the_match_abandoned_by_the_staller(
     tmp_path: Path, autojump_clock: trio.testing.MockClock
 ) -> None:
     """Withholding the secret cannot be proved by any entry, only by silence: the honest side waits the
     automatic step's deadline (60 s, on the autojump clock) from the moment the secret was due, then
-    ends the match as the staller's forfeit, with its own signed goodbye (``peer-gone``) as the record's
-    last entry, its secret the last entry before it; ``koikoi verify`` reports the same forfeit."""
+    writes its signed claim (``peer-gone``) as the record's last entry, its own secret the entry before.
+    A claim proves nothing, so it wins nothing: the match is abandoned, naming the staller as the seat that
+    owed the next entry, and either may resume it; ``koikoi verify`` rules the same."""
     d = await duel(RULES, tmp_path, cheater=Staller, step_deadline=60, dead_after=10_000, timeout=10_000)
     report = d.report
     assert report.ended_by == "peer-vanished" and report.failure is None
     assert report.text == "the peer did not take its protocol step within 60 s"
     assert [e.text for e in d.player.events if e.kind == "peer-left"] == [report.text]
     honest = d.honest
-    assert honest.match is not None and honest.match.outcome is not None
-    assert honest.match.outcome.winner == honest.seat  # the staller forfeits the match
+    assert honest.ending is not None and (honest.ending.how, honest.ending.owed) == ("abandoned", CHEATER)
+    assert honest.ending.winner is None and honest.resumable
     *_, owed, goodbye = d.record.entries
     assert (goodbye.entry.kind, goodbye.entry.author, goodbye.entry.body[0]) == ("goodbye", 0, "peer-gone")
     assert owed.entry.author == honest.seat and isinstance(parse_message(owed.entry.body[2]), Reveal)
     assert not any(e.entry.author == CHEATER for e in d.record.entries if e.entry.seq > owed.entry.seq)
-    # verify cannot see a clock: it takes the signed goodbye as how the match ended, a forfeit by the staller.
     verdict = verify_record(d.path)
     assert (verdict.code, verdict.verdict) == (0, "verified"), verdict.output
-    ending, outcome = verdict.output["ending"], verdict.output["outcome"]
-    assert (ending["how"], ending["seat"], ending["text"]) == ("peer-gone", 0, report.text)
-    assert (outcome["winner"], outcome["termination"]) == (honest.seat, "forfeit")
+    ending = verdict.output["ending"]
+    assert (ending["how"], ending["seat"], ending["owed"], ending["winner"]) == ("abandoned", 0, CHEATER, None)

@@ -17,7 +17,7 @@ from test_cheat_support import assert_caught, at_move, fork, last_own_entry, not
 
 from p2p_koikoi.engine import preset
 from p2p_koikoi.session.match_session import MatchSession, Stage
-from p2p_koikoi.testing_adversary import duel, forge, seeded_key, signing_key
+from p2p_koikoi.testing.adversary import duel, forge, seeded_key, signing_key
 from p2p_koikoi.wire import SignedEntry, public_bytes
 from p2p_koikoi.wire.frames import Frame
 
@@ -46,7 +46,7 @@ async def test_replaying_an_old_entry_is_caught_on_receipt(tmp_path: Path) -> No
     record = assert_caught(
         d, "replayed-entry", blame=CHEATER, evidence="copy", stage=Stage.PLAY, verified=UNPROVABLE_REPLAY
     )
-    assert f"entry {replayed[0].entry.seq} was sent again" in record.notes[0].text
+    assert f"repeats entry {replayed[0].entry.seq}" in record.notes[0].text
     assert record.entries[replayed[0].entry.seq].data == replayed[0].data
 
 
@@ -118,7 +118,7 @@ async def test_a_goodbye_signed_with_another_key_is_caught_on_receipt(tmp_path: 
     entry checked outside the floor; a forged one must still be caught, and end the match at once."""
 
     def forged_goodbye(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
-        return [forge(signed, seeded_key("not the cheater's"), kind="goodbye", body=["quit", "I give up"])]
+        return [forge(signed, seeded_key("not the cheater's"), kind="goodbye", body=["quit", "I give up", None])]
 
     d = await duel(RULES, tmp_path, tamper=at_move(2, forged_goodbye))
     record = assert_caught(
@@ -146,7 +146,7 @@ async def test_a_fork_is_caught_on_receipt(tmp_path: Path) -> None:
     d = await duel(RULES, tmp_path, tamper=at_move(3, fork(forked)))
     record = assert_caught(d, "fork", blame=CHEATER, evidence="note", stage=Stage.PLAY)
     seq = forked[0].entry.seq
-    assert f"seat {CHEATER} signed two different entries {seq}" in record.notes[0].text
+    assert f"seat {CHEATER} signed two different entries numbered {seq}" in record.notes[0].text
     twin = note_entry(record.notes[0])
     assert twin.entry.seq == seq and twin.data != record.entries[seq].data
     for signed in (twin, record.entries[seq]):

@@ -19,7 +19,7 @@ from p2p_koikoi.engine.cards import Card, cards_of, month_mask
 from p2p_koikoi.engine.yaku import Yaku
 from p2p_koikoi.fairness import Show, parse_message
 from p2p_koikoi.session.match_session import Stage
-from p2p_koikoi.testing_adversary import duel
+from p2p_koikoi.testing.adversary import duel
 
 RULES = preset("nintendo")  # hand yaku on, no Gaji: every move below is plainly illegal
 

@@ -9,6 +9,7 @@ real runner on both sides) and over loopback TCP against a ``koikoi host`` proce
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio.testing
@@ -17,11 +18,11 @@ from test_cheat_tcp import against_the_host, assert_host_caught
 from test_fairness_attacks import MixingLock, TracerShuffle
 
 from p2p_koikoi.engine import preset
-from p2p_koikoi.fairness import Deck, FairDeal, Keys, parse_message
+from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Keys, Purpose, parse_message
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import greet_as_guest
 from p2p_koikoi.session.match_session import MatchSession, Stage
-from p2p_koikoi.testing_adversary import duel
+from p2p_koikoi.testing.adversary import duel
 from p2p_koikoi.wire import VERSION, Hello, RemoteProtocolError
 
 RULES = preset("nintendo")
@@ -31,11 +32,12 @@ def cheating_session(deal_class: type[FairDeal]) -> type[MatchSession]:
     class Cheater(MatchSession):
         """Plays honestly but for round 1's deal, whose one pass ``deal_class`` alters."""
 
-        def _start_deal(self) -> None:
-            super()._start_deal()
-            if self.round_number == 1 and self.redeal == 0 and self._deal is not None:
-                # Same state, same secret, same commitment already queued: only the pass differs.
-                self._deal.__class__ = deal_class
+        def new_deal(
+            self, context: DealContext, seat: int, keys: tuple[bytes, bytes], secret: bytes, **layout: Any
+        ) -> FairDeal:
+            if context.purpose is Purpose.ROUND_DEAL and context.round == 1 and context.redeal == 0:
+                return deal_class(context, seat, keys, secret, **layout)
+            return super().new_deal(context, seat, keys, secret, **layout)
 
     return Cheater
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from p2p_koikoi.record.reader import Note, Record
 from p2p_koikoi.session.match_session import MatchSession, Stage
-from p2p_koikoi.testing_adversary import Duel, Tamper, forge, signing_key
+from p2p_koikoi.testing.adversary import Duel, Tamper, forge, signing_key
 from p2p_koikoi.wire import SignedEntry
 from p2p_koikoi.wire.frames import Frame
 
@@ -119,7 +119,7 @@ def verify_record(path: Path) -> Verdict:
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
     )
     assert "Traceback" not in done.stderr, done.stderr
-    output = json.loads(done.stdout)
+    (output,) = json.loads(done.stdout)  # always a list, one report per file
     finding = output.get("failure") or {}
     return Verdict(
         done.returncode, output["verdict"], finding.get("reason"), finding.get("blame"), finding.get("entry"), output

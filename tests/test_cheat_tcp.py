@@ -9,6 +9,7 @@ exit 1, and leave a record whose last entries prove it; ``koikoi verify`` on tha
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from test_cheat_support import Liar, at_move, fork, note_entry, verify_record
 
 from p2p_koikoi.record.reader import Record, read_record
 from p2p_koikoi.session.match_session import MatchSession
-from p2p_koikoi.testing_adversary import Tamper, cheat_as_guest, forge, seeded_key
+from p2p_koikoi.testing.adversary import Tamper, cheat_as_guest, forge, seeded_key
 from p2p_koikoi.wire import SignedEntry, public_bytes
 from p2p_koikoi.wire.frames import Frame
 
@@ -87,7 +88,7 @@ def assert_host_caught(run: HostRun, reason: str, *, offending: SignedEntry | No
     assert run.code == 1, run.stderr
     assert "Traceback" not in run.stderr
     (line,) = [x for x in run.stderr.splitlines() if x.startswith("koikoi: the match did not finish:")]
-    assert "Check it with: koikoi verify" in run.stdout
+    assert re.search(r"^Check it with: .*koikoi verify ", run.stdout, re.MULTILINE)
     record = run.record
     goodbye = record.entries[-1].entry
     assert (goodbye.kind, goodbye.author, goodbye.body[0]) == ("goodbye", 0, f"violation:{reason}")
@@ -146,7 +147,7 @@ async def test_a_forged_goodbye_against_the_real_host(tmp_path: Path) -> None:
     sent: list[SignedEntry] = []
 
     def goodbye(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
-        sent.append(forge(signed, seeded_key("someone else"), kind="goodbye", body=["quit", "bye"]))
+        sent.append(forge(signed, seeded_key("someone else"), kind="goodbye", body=["quit", "bye", None]))
         return sent
 
     run = await against_the_host(tmp_path, tamper=at_move(2, goodbye))

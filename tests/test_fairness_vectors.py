@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,10 @@ from test_fairness_support import Pipe
 
 from p2p_koikoi.engine.cards import Card
 from p2p_koikoi.engine.deal import DealPattern
+from p2p_koikoi.engine.match import first_dealer_by_draw
+from p2p_koikoi.engine.rules import FirstDealer
 from p2p_koikoi.fairness import (
+    DRAW_POSITIONS,
     CoinFlip,
     DealContext,
     Deck,
@@ -166,10 +170,29 @@ def build_deal(name: str) -> dict[str, Any]:
         "context": {**spec["context"], "bytes": context.to_bytes().hex()},
         "pattern": spec["pattern"],
         "dealer_seat": spec["dealer_seat"],
+        **(dealer_draw_result(pipe.reports[0].deck) if context.purpose is Purpose.DEALER_DRAW else {}),
         "steps": spec["steps"],
         "seats": seats,
         "messages": [message_json(seat, parse_message(data)) for seat, data in pipe.wire],
         "final_deck": [card.id for card in pipe.reports[0].deck],
+    }
+
+
+def dealer_draw_result(deck: Sequence[Card]) -> dict[str, Any]:
+    """What a dealer draw decides, beside the layout parameters its deal is built with (GAME.md,
+    "The first dealer"): ``dealer_seat`` there is not the result."""
+    drawn = [deck[position] for position in DRAW_POSITIONS]
+    return {
+        "layout_note": "pattern and dealer_seat are only the layout parameters the deal is built with: a "
+        "dealer draw opens positions 0 and 1 alone and uses neither. dealer_seat is not the first dealer; "
+        "first_dealer is.",
+        "first_dealer": {
+            "drawn": [card.id for card in drawn],
+            **{
+                rule.value: first_dealer_by_draw(rule, *drawn)
+                for rule in (FirstDealer.DRAW_MONTH, FirstDealer.DRAW_MONTH_RANK)
+            },
+        },
     }
 
 

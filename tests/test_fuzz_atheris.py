@@ -130,7 +130,7 @@ def _fuzz_main() -> None:  # pragma: no cover - runs in the child process
                 body = unpack(rest)
                 if not isinstance(body, list):
                     return
-                session = copy.deepcopy(point, {id(point._identity): point._identity})
+                session = copy.deepcopy(point, {id(point.identity): point.identity})
                 kind = "deal" if not body or not isinstance(body[0], str) else body.pop(0)
                 entry = Entry(
                     session.match_id,

@@ -59,7 +59,7 @@ class Point:
 
     def fresh(self) -> MatchSession:
         session = self.session
-        return copy.deepcopy(session, {id(session._identity): session._identity})
+        return copy.deepcopy(session, {id(session.identity): session.identity})
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def played(rules_name: str, seed: int) -> Played:
                     continue
                 label = _label(receiver, signed)
                 if label not in points:
-                    snapshot = copy.deepcopy(receiver, {id(receiver._identity): receiver._identity})
+                    snapshot = copy.deepcopy(receiver, {id(receiver.identity): receiver.identity})
                     points[label] = Point(snapshot, signed, keys[seat], label)
                 receiver.receive(signed)
         for seat, session in enumerate(sessions):
@@ -262,8 +262,10 @@ def deliver(point: Point, kind: str, body: list[Any], *, state: bytes | None = N
         note_event(f"refused: {exc.reason}")
         assert exc.blame == session.peer, (exc.reason, exc.blame, str(exc))
         assert session.stage is Stage.OVER and session.failure is exc
-        (goodbye,) = [e for e in session.take_outgoing() if e.entry.kind == "goodbye"]
-        assert goodbye.entry.body[0] == f"violation:{exc.reason}"[:60]
+        goodbyes = [e for e in session.take_outgoing() if e.entry.kind == "goodbye"]
+        if session.chain.entries:  # before the match entry there is no chain for a goodbye to join
+            (goodbye,) = goodbyes
+            assert goodbye.entry.body[0] == f"violation:{exc.reason}"[:60]
         raise
     note_event("taken")
     return session

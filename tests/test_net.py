@@ -240,7 +240,8 @@ async def test_the_host_drops_bad_guests_and_keeps_listening(tmp_path: Path, mon
     async def no(question: str) -> bool:
         return False
 
-    options = HostOptions(preset("lemme").with_option("rounds", "3"), 0, "127.0.0.1", 0, tmp_path / "replays")
+    rules = preset("lemme").with_option("rounds", "3")
+    options = HostOptions(rules, 0, "127.0.0.1", 0, tmp_path / "replays", drop_window=0)
     result_box: list[object] = []
 
     async def run_host() -> None:
@@ -256,7 +257,7 @@ async def test_the_host_drops_bad_guests_and_keeps_listening(tmp_path: Path, mon
             (b"GET / HTTP/1.1\r\n\r\n", "1195725856-byte frame"),
             (encode_frame(b"\xc1 garbage"), "not valid msgpack"),
             (struct.pack(">I", 2**32 - 2), "4294967294-byte frame"),
-            (bad_version, "version 2; we speak 1"),
+            (bad_version, f"version {VERSION + 1}; we speak {VERSION}"),
             (encode_frame(pack(["hello", VERSION, b"k" * 32]))[:-3], "closed inside a frame"),
             (encode(Hello(VERSION, b"k" * 32, b"n" * 32, "x"))[:9], "closed inside a frame"),
         ]
@@ -371,3 +372,38 @@ async def test_lan_announce_and_browse() -> None:
         await announcement.close()
     mine = [g for g in games if g.fingerprint == "abcd:ef01"]
     assert mine and mine[0].port == 7447 and mine[0].rules == "lemme rounds=3"
+
+
+@pytest.mark.parametrize(
+    ("text", "host", "port"),
+    [
+        ("localhost", "localhost", 7447),
+        ("example.org:8000", "example.org", 8000),
+        ("192.168.1.20", "192.168.1.20", 7447),
+        ("[fd77::1]:7447", "fd77::1", 7447),
+        ("[fd77::1:7447]", "fd77::1:7447", 7447),
+        ("::1", "::1", 7447),
+        ("fd77::abcd", "fd77::abcd", 7447),
+    ],
+)
+def test_addresses_as_people_write_them(text: str, host: str, port: int) -> None:
+    from p2p_koikoi.net.tcp import parse_address
+
+    assert parse_address(text) == Address(host, port)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("fd77::1:7447", r"ambiguous: write \[fd77::1\]:7447 for port 7447, or \[fd77::1:7447\]"),
+        ("2001:db8::42", r"write \[2001:db8::\]:42 for port 42"),
+        ("1.2.3", "not a whole IPv4 address"),
+        ("[fd77::1", "closing ]"),
+        ("host:99999", "1 to 65535"),
+    ],
+)
+def test_addresses_that_cannot_be_read_say_why(text: str, words: str) -> None:
+    from p2p_koikoi.net.tcp import parse_address
+
+    with pytest.raises(ValueError, match=words):
+        parse_address(text)

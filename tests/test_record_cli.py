@@ -64,7 +64,7 @@ def test_verify_names_the_entry_the_reason_and_who_is_to_blame_and_exits_1(tmp_p
     assert f"entry {index}: bad-signature: " in done.stdout and "nobody provably to blame" in done.stdout
     cheat = koikoi("verify", "--json", REPLAYS / "cheat-stacked-deck.koikoi")
     assert cheat.returncode == 1
-    report = json.loads(cheat.stdout)
+    (report,) = json.loads(cheat.stdout)  # one file: still a list
     assert (report["verdict"], report["failure"]["reason"], report["failure"]["blame"]) == (
         "failed",
         "deck-mismatch",
@@ -119,3 +119,10 @@ def test_export_then_verify_and_replay_the_transcript(tmp_path: Path) -> None:
     # Not a terminal: the replay falls back to plain text.
     plain = koikoi("replay", transcript)
     assert plain.returncode == 0 and "Round 1:" in plain.stdout and "Points:" in plain.stdout
+
+
+def test_verify_json_is_a_list_even_for_an_error() -> None:
+    done = koikoi("verify", "--json", REPLAYS / "no-such.koikoi")
+    assert done.returncode == 2
+    (error,) = json.loads(done.stdout)
+    assert error["verdict"] == "unreadable" and "no such file" in error["problem"]

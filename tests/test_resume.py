@@ -152,8 +152,9 @@ async def test_a_network_that_splits_and_delays_writes(tmp_path: Path) -> None:
 
 
 async def test_a_peer_that_never_comes_back_forfeits(tmp_path: Path) -> None:
-    """Cut mid-round and keep the proxy from forwarding again: both wait out the grace, and each records
-    its signed goodbye saying the other is gone."""
+    """Cut mid-round and keep the proxy from forwarding again: both wait out the grace, each records
+    its signed goodbye saying the other is gone, and each keeps the secret beside its record, since
+    the match can still be resumed."""
 
     class OneShot(CuttingProxy):
         async def _serve(self, client: trio.SocketStream) -> None:
@@ -168,6 +169,8 @@ async def test_a_peer_that_never_comes_back_forfeits(tmp_path: Path) -> None:
     assert "did not come back within 2 s" in guest.text
     last = read_record(tmp_path / "guest.koikoi").entries[-1].entry
     assert (last.kind, last.author, last.body[0]) == ("goodbye", 1, "peer-gone")
+    for name in ("host.koikoi", "guest.koikoi"):
+        assert (tmp_path / (name + ".secret")).exists(), "an abandoned match can be resumed: its secret stays"
 
 
 def test_kill_9_mid_round_then_koikoi_resume(tmp_path: Path) -> None:

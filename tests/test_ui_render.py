@@ -4,6 +4,7 @@ fits 80x24, says what the issue asks for, and has an ASCII twin of the same shap
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -109,7 +110,7 @@ def test_the_first_screen_of_a_round() -> None:
         "Willow",
         "Paulownia",
     }
-    assert set(kinds) <= {"Bright", "Animal", "Ribbon", "Plain", "Poem", "Blue", "rib."}
+    assert set(kinds) <= {"Bright", "Animal", "Ribbon", "Plain", "Poem", "Blue", "rib.", "Lightning"}
     assert lines[-1].startswith("1-8 or ←→ and Enter: play that card")
     assert lines[-2].startswith("▶ 1: ")
 
@@ -170,7 +171,10 @@ def test_the_status_line_tells_the_calls_and_what_they_multiply(
     first = text(state_for(rnd, rules=preset(rules_name))).splitlines()[0]
     assert shown in first
     if sum(calls):
-        assert "called Koi-Koi ×" in text(state_for(rnd))
+        screen = text(state_for(rnd))
+        assert "· called Koi-Koi" in screen and "called Koi-Koi ×" not in screen  # × is for multipliers only
+        if calls[0] == 2:
+            assert "── You · called Koi-Koi 2 times" in screen
 
 
 def test_a_long_status_line_says_less_rather_than_cut_the_multiplier() -> None:
@@ -199,7 +203,10 @@ def test_the_koikoi_prompt_shows_the_count_line_by_line() -> None:
     assert "── You made a yaku: Shōbu or Koi-Koi? ──" in screen
     for line in state.decision.lines():
         assert line.rstrip() in screen
-    assert f"Shōbu now: You score {state.decision.payment}." in screen
+    points = state.decision.payment
+    assert f"Shōbu now: You score {points} point{'' if points == 1 else 's'}." in screen
+    assert "Koi-Koi: if Bot scores before you, Bot takes the round" in screen  # the risk, under these rules
+    assert "── Your hand · " in screen  # the hand stays in sight
     assert screen.splitlines()[-1].startswith("s: Shōbu (stop and score) · k: Koi-Koi (play on)")
 
 
@@ -340,3 +347,41 @@ def test_an_empty_pool_is_named_from_our_side() -> None:
     state.final = True
     empty = "Bot's pool is empty" if match.outcome.winner == 0 else "your pool is empty"
     assert empty in text(state)
+
+
+def hand_rows(screen: str) -> list[str]:
+    lines = screen.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("── Your hand"))
+    return lines[at + 1 : at + 4]
+
+
+@pytest.mark.parametrize(("width", "height"), [(60, 20), (40, 12), (50, 16)])
+@pytest.mark.parametrize("seed", range(6))
+def test_small_windows_show_every_hand_card_with_its_plant_and_kind(width: int, height: int, seed: int) -> None:
+    rnd = dealt(seed) if seed % 2 else played(seed, 9)
+    state = state_for(rnd)
+    screen = text(state, width, height)
+    numbers, plants, kinds = hand_rows(screen)
+    count = state.view.hands[0].bit_count() if state.view is not None else 0
+    assert re.findall(r"\d", numbers)[:count] == [str(n) for n in range(1, count + 1)]
+    assert len(plants.split()) == count and len(kinds.split()) == count, screen
+    assert screen.splitlines()[-1].strip(), "the keys line is always there"
+    if (width, height) == (60, 20):
+        assert "Bot plays Pine poem ribbon" in screen  # the log keeps its lines at 60x20
+
+
+def test_below_the_least_window_it_says_how_big_to_make_it() -> None:
+    screen = text(state_for(dealt()), 39, 12)
+    assert "Make the window at least 40×12 (it is 39×12)." in " ".join(screen.split())
+    assert "Make the window at least" in text(state_for(dealt()), 80, 11)
+
+
+def test_log_lines_wrap_at_words_and_a_fingerprint_is_never_cut() -> None:
+    fingerprint = "1a2b:3c4d:5e6f:7a8b:9c0d:1e2f:3a4b:5c6d"
+    state = state_for(dealt())
+    state.log = ["Bot plays Cherry curtain, takes Cherry plain; draws Pampas plain.", f"Host key {fingerprint}."]
+    screen = text(state, 60, 24)
+    log = [line.strip() for line in screen.split("── Your hand", 1)[1].splitlines()[4:-2] if line.strip()]
+    assert log[:2] == ["Bot plays Cherry curtain, takes Cherry plain; draws Pampas", "plain."]
+    assert fingerprint in " ".join(log)
+    assert "…" not in "".join(log)

@@ -1,6 +1,8 @@
 """What the runner offers a person at the table: quitting mid-match, from its own turn
 (``PlayerQuit``) or while the peer thinks (``quit_requested``), either way a forfeit the peer is
-told of; a decision called off when the match ends under it; and the view between decisions."""
+told of; a decision called off when the match ends under it; the view between decisions; and the
+decision time limit, with its deadline for a player that shows it, and the first legal action played
+when it runs out."""
 
 from __future__ import annotations
 
@@ -51,7 +53,9 @@ class Slow(BotPlayer):
         return legal[0]
 
 
-async def pair(host_player: Player, guest_player: Player) -> tuple[MatchReport, MatchReport, MatchSession]:
+async def pair(
+    host_player: Player, guest_player: Player, turn_limit: int = 0
+) -> tuple[MatchReport, MatchReport, MatchSession]:
     a, b = trio.testing.memory_stream_pair()
     ca, cb = FramedChannel(a), FramedChannel(b)
     k0, k1 = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
@@ -59,7 +63,8 @@ async def pair(host_player: Player, guest_player: Player) -> tuple[MatchReport, 
 
     async def host() -> None:
         greeting = await greet_as_host(ca, public_bytes(k0))
-        session = MatchSession(0, k0, greeting.peer_key, greeting.nonces, rules=preset("lemme"))
+        rules = preset("lemme")
+        session = MatchSession(0, k0, greeting.peer_key, greeting.nonces, rules=rules, turn_limit=turn_limit)
         out["session"] = session
         out["h"] = await run_match(ca, session, host_player)
 
@@ -145,3 +150,49 @@ async def test_a_watching_player_sees_the_deal_before_its_first_decision() -> No
         assert all(v.hands[watcher.seat].bit_count() + v.hidden[watcher.seat] <= 8 for v in watcher.seen)
     keys = [(v.public_state(), v.hands[0]) for v in host.seen]
     assert all(a != b for a, b in itertools.pairwise(keys)), "a view shown twice in a row"
+
+
+class Dawdler(BotPlayer):
+    """A person who lets the first decision run out, then decides at once; notes each deadline it was given."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(RandomAgent(seat + 3), seat)
+        self.deadlines: list[float | None] = []
+        self.asked: list[tuple[float, AnyAction]] = []  # when the first decision came, and its first legal action
+        self.cut_at: list[float] = []  # when the first decision was called off
+
+    async def choose(  # type: ignore[override]
+        self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
+    ) -> AnyAction:
+        self.deadlines.append(deadline)
+        if not self.asked:
+            self.asked.append((trio.current_time(), legal[0]))
+            try:
+                await trio.sleep(3600)
+            finally:
+                self.cut_at.append(trio.current_time())
+        await trio.lowlevel.checkpoint()
+        return self.agent.choose(view, legal, context)
+
+
+async def test_when_the_time_limit_passes_the_first_legal_action_is_played(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """A player whose ``choose`` takes ``deadline`` is given it; at the deadline its decision is called
+    off and the first legal action is played for it; the match goes on."""
+    dawdler = Dawdler(0)
+    ours, theirs, session = await pair(dawdler, CanLeave(1), turn_limit=30)
+    assert ours.ended_by == theirs.ended_by == "match-over"
+    (asked_at, first), *_ = dawdler.asked
+    assert dawdler.deadlines[0] == asked_at + 30 and dawdler.cut_at == [asked_at + 30]
+    assert all(d is not None for d in dawdler.deadlines)
+    ours_moves = [e.entry.body[1] for e in session.chain.entries if e.entry.kind == "move" and e.entry.author == 0]
+    assert str(first) in ours_moves
+
+
+async def test_with_no_time_limit_the_player_is_never_timed() -> None:
+    dawdler = Dawdler(0)
+    dawdler.asked.append((0.0, Phase.PLAY))  # type: ignore[arg-type]  # (never dawdle)
+    ours, _theirs, _session = await pair(dawdler, CanLeave(1))
+    assert ours.ended_by == "match-over"
+    assert dawdler.deadlines and all(d is None for d in dawdler.deadlines)

@@ -216,7 +216,8 @@ async def test_the_end_of_the_match_stays_until_the_person_leaves() -> None:
         BACKGROUND[player].start_soon(finish)
         text = await screen.shows("Match over")
         assert "Record saved: /tmp/some-record.koikoi" in text
-        assert "koikoi verify /tmp/some-record.koikoi" in text
+        joined = "".join(line.strip() for line in text.splitlines())
+        assert "koikoi verify" in joined and joined.count("/tmp/some-record.koikoi") == 2
         assert sum(1 for line in text.splitlines() if line[:7].strip() in ("1", "2", "3")) == len(match.results)
         await keys.send("enter")
         with trio.fail_after(5):
@@ -233,7 +234,7 @@ async def test_the_guest_is_asked_to_accept_the_rules(key: str, accepted: bool) 
 
         BACKGROUND[player].start_soon(ask)
         text = await screen.shows("Play by these rules?")
-        assert "lemme (fingerprint " in text
+        assert "Rules fingerprint (both players see the same): " in text
         assert "koikoi-multiplier = all-calls: x(1 + every call" in text
         assert "Pools: You 25 · Bot 25" in text
         await keys.send("down")
@@ -278,3 +279,43 @@ async def test_keys_typed_ahead_answer_one_decision_only() -> None:
         await trio.sleep(0.05)  # the table is still running: no key broke it
         await keys.send("?")
         await screen.shows("┌─ Help")
+
+
+async def test_a_resumed_match_shows_the_rounds_before_and_no_next_dealer_after_the_last() -> None:
+    from p2p_koikoi.app.resume import CatchingUp
+
+    match = play_local_match(RULES, (RandomAgent(5), RandomAgent(6)), random.Random(5))
+    async with at_table() as (player, screen, keys):
+        assert isinstance(player, CatchingUp)
+        player.caught_up(match, RULES)
+        rnd = deal(dealer=1)
+        BACKGROUND[player].start_soon(lambda: player.choose(rnd.view(0), rnd.view(0).legal_actions(), context()))
+        text = await screen.shows("play that card")
+        dealer = "You" if match.dealer == 0 else "Bot"
+        assert text.splitlines()[0].startswith(f" Round {match.round_number} of 3 │ Dealer: {dealer}")
+        await keys.send("1")
+        last = [r for r in match.results if r.outcome.kind.value != "redeal"][-1]
+        await player.notify([SessionEvent("result", result=last)])
+        text = await screen.shows("Enter: continue")
+        assert f"Round {last.number} over" in text and "Next dealer" not in text
+        await keys.send("enter")
+        await player.settle()
+    assert player.state.results[: len(match.results)] == match.results  # the end table has every round
+
+
+@pytest.mark.parametrize(("key", "again"), [("r", True), ("enter", False)])
+async def test_the_end_screen_offers_another_match(key: str, again: bool) -> None:
+    async with at_table() as (player, screen, keys):
+        done = trio.Event()
+
+        async def finish() -> None:
+            await player.finish(Path("/tmp/some-record.koikoi"), rematch=True)
+            done.set()
+
+        BACKGROUND[player].start_soon(finish)
+        text = await screen.shows("Match over")
+        assert "r: play again · Enter: leave" in text
+        await keys.send(key)
+        with trio.fail_after(5):
+            await done.wait()
+        assert player.rematch is again

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,10 +39,10 @@ WIDTH, HEIGHT = 80, 24
 class Pane:
     """One tmux server of our own (its own socket) with one pane running a command."""
 
-    def __init__(self, command: str, env: dict[str, str]) -> None:
+    def __init__(self, command: str, env: dict[str, str], width: int = WIDTH, height: int = HEIGHT) -> None:
         self.socket = f"koikoi-test-{uuid.uuid4().hex[:12]}"
         self.env = env
-        self._tmux("new-session", "-d", "-x", str(WIDTH), "-y", str(HEIGHT), "-s", "play", command)
+        self._tmux("new-session", "-d", "-x", str(width), "-y", str(height), "-s", "play", command)
 
     def _tmux(self, *args: str) -> str:
         out = subprocess.run(
@@ -49,9 +50,11 @@ class Pane:
         )
         return out.stdout
 
-    def screen(self, joined: bool = False) -> str:
-        """The pane's text; ``joined`` puts lines the terminal wrapped back together."""
-        return self._tmux("capture-pane", "-p", *(["-J"] if joined else []), "-t", "play")
+    def screen(self, joined: bool = False, history: bool = False) -> str:
+        """The pane's text; ``joined`` puts lines the terminal wrapped back together, ``history`` adds
+        the lines scrolled off the top."""
+        extra = (["-J"] if joined else []) + (["-S", "-1000"] if history else [])
+        return self._tmux("capture-pane", "-p", *extra, "-t", "play")
 
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", "play", *keys)
@@ -110,43 +113,46 @@ def play_one_match(tmp_path: Path, seed: int) -> Seen:
     command = f'{sys.executable} -m p2p_koikoi play --rounds 3 --seed {seed} --bot random; echo "[exit $?]"; sleep 600'
     pane = Pane(command, env)
     seen = Seen()
-    called_koikoi = False
     try:
         screen = pane.wait(lambda s: "play that card" in s or "Enter: continue" in s, 60, "the first decision")
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
-            prompt = screen.splitlines()[-2:]
-            keys_line = prompt[-1] if prompt else ""
-            if "Match over" in screen and "Enter: leave" in screen:
-                seen.final = screen
-                pane.keys("Enter")
-                pane.wait(lambda s: "[exit" in s, 30, "the program to end")
-                seen.after = pane.screen(joined=True)
-                return seen
-            if "k: Koi-Koi (play on)" in keys_line:
-                seen.koikoi.append(screen)
-                key = "s" if called_koikoi else "k"
-                called_koikoi = True
-            elif "Enter: continue" in keys_line:
-                seen.round_ends.append(screen)
-                key = "Enter"
-            elif "Enter: take it" in keys_line:
-                key = "1"
-            elif "play that card" in keys_line:
-                if not seen.full_hand and "Your hand · 8 cards" in screen:
-                    seen.full_hand = screen
-                key = first_taking_card(screen)
-            else:
-                screen = pane.settled()
-                continue
-            before = screen
-            pane.keys(key)
-            screen = pane.wait(lambda s, b=before: s != b, 30, f"the screen to answer {key!r}")  # type: ignore[misc]
-            if not seen.capture and re.search(r"You play [^;]*, take ", screen):
-                seen.capture = screen
-        raise AssertionError(f"the match did not end in time; the screen:\n{screen}")
+        screen = play_until(pane, screen, lambda s: "Match over" in s and "Enter: leave" in s, seen)
+        seen.final = screen
+        pane.keys("Enter")
+        pane.wait(lambda s: "[exit" in s, 30, "the program to end")
+        seen.after = pane.screen(joined=True)
+        return seen
     finally:
         pane.close()
+
+
+def play_until(pane: Pane, screen: str, done: Callable[[str], bool], seen: Seen) -> str:
+    """Play like a beginner who reads the screen (a card marked ``+`` first, Koi-Koi once and Shōbu
+    after) until ``done`` holds for the screen, keeping the screens the tests look at in ``seen``."""
+    deadline = time.monotonic() + 240
+    while not done(screen):
+        assert time.monotonic() < deadline, f"the match did not end in time; the screen:\n{screen}"
+        keys_line = screen.splitlines()[-1] if screen.strip() else ""
+        if "k: Koi-Koi (play on)" in keys_line:
+            seen.koikoi.append(screen)
+            key = "s" if len(seen.koikoi) > 1 else "k"
+        elif "Enter: continue" in keys_line:
+            seen.round_ends.append(screen)
+            key = "Enter"
+        elif "Enter: take it" in keys_line:
+            key = "1"
+        elif "play that card" in keys_line:
+            if not seen.full_hand and "Your hand · 8 cards" in screen:
+                seen.full_hand = screen
+            key = first_taking_card(screen)
+        else:
+            screen = pane.settled()
+            continue
+        before = screen
+        pane.keys(key)
+        screen = pane.wait(lambda s, b=before: s != b, 30, f"the screen to answer {key!r}")  # type: ignore[misc]
+        if not seen.capture and re.search(r"You play [^;]*, take ", screen):
+            seen.capture = screen
+    return screen
 
 
 def test_a_whole_practice_match_in_tmux(tmp_path: Path) -> None:
@@ -161,7 +167,7 @@ def test_a_whole_practice_match_in_tmux(tmp_path: Path) -> None:
     at = next(i for i, line in enumerate(hand) if line.startswith("── Your hand · 8 cards"))
     assert re.findall(r"\d", hand[at + 1])[:8] == [str(n) for n in range(1, 9)]
     assert len(hand[at + 2].split()) >= 8
-    assert set(hand[at + 3].split()) <= {"Bright", "Animal", "Ribbon", "Plain", "Poem", "Blue", "rib."}
+    assert set(hand[at + 3].split()) <= {"Bright", "Animal", "Ribbon", "Plain", "Poem", "Blue", "rib.", "Lightning"}
     assert "1-8 or ←→ and Enter" in seen.full_hand
     assert all(len(line) <= WIDTH for line in seen.full_hand.splitlines())
 
@@ -177,7 +183,8 @@ def test_a_whole_practice_match_in_tmux(tmp_path: Path) -> None:
 
     # Each round's end, then the final table of rounds with the winner and the record.
     assert seen.round_ends and all(re.search(r"── Round \d over", s) for s in seen.round_ends)
-    assert all("Next dealer:" in s for s in seen.round_ends)
+    assert all("Next dealer:" in s for s in seen.round_ends[:-1])
+    assert "Next dealer:" not in seen.round_ends[-1]  # the match is over: nobody deals next
     final = seen.final
     assert re.search(r"(You win|Bot wins) the match|A drawn match", final)
     assert re.search(r"Round\s+Dealer\s+Winner\s+Paid", final)
@@ -193,3 +200,92 @@ def test_a_whole_practice_match_in_tmux(tmp_path: Path) -> None:
     record = Path(found.group(1))
     assert f"koikoi verify {record}" in after
     assert read_record(record).complete
+
+
+def start(tmp_path: Path, width: int, height: int, term: str | None = None) -> Pane:
+    env = {**os.environ, "LANG": "C.UTF-8", "KOIKOI_HOME": str(tmp_path / "home"), "KOIKOI_PAUSE": "0.05"}
+    prefix = f"env TERM={term} " if term is not None else ""
+    command = (
+        f'{prefix}{sys.executable} -m p2p_koikoi play --rounds 3 --seed 5 --bot random; echo "[exit $?]"; sleep 600'
+    )
+    return Pane(command, env, width, height)
+
+
+def leave(pane: Pane) -> str:
+    """q, then y: the match is forfeited; Enter leaves its end screen and the program ends."""
+    pane.keys("q")
+    pane.wait(lambda s: "Leave the match?" in s, 30, "the question before leaving")
+    pane.keys("y")
+    pane.wait(lambda s: "Enter: leave" in s, 30, "the end of the match")
+    pane.keys("Enter")
+    return pane.wait(lambda s: "[exit" in s, 30, "the program to end")
+
+
+@pytest.mark.parametrize(("width", "height"), [(60, 20), (40, 12)])
+def test_a_small_window_keeps_the_whole_hand(tmp_path: Path, width: int, height: int) -> None:
+    pane = start(tmp_path, width, height)
+    try:
+        screen = pane.wait(lambda s: "play that card" in s, 60, "the first decision")
+        assert all(len(line) <= width for line in screen.splitlines())
+        lines = screen.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("── Your hand · 8 cards"))
+        assert re.findall(r"\d", lines[at + 1])[:8] == [str(n) for n in range(1, 9)]
+        assert len(lines[at + 2].split()) == 8 and len(lines[at + 3].split()) == 8, screen
+        pane.keys(first_taking_card(screen))
+        screen = pane.wait(lambda s: "Your hand · 7 cards" in s or "Enter: take it" in s, 30, "the card to be played")
+        if "Enter: take it" in screen:  # it matches two table cards: take the first
+            pane.keys("1")
+            screen = pane.wait(lambda s: "Your hand · 7 cards" in s, 30, "the card to be played")
+        if (width, height) == (60, 20):  # the log keeps its lines
+            assert re.search(r"^  (You play|Bot plays) ", screen, re.MULTILINE), screen
+        assert "[exit 1]" in leave(pane)
+    finally:
+        pane.close()
+
+
+def test_a_window_below_the_least_says_how_big_to_make_it(tmp_path: Path) -> None:
+    pane = start(tmp_path, 36, 10)
+    try:
+        screen = pane.wait(lambda s: "Make the window" in s, 60, "the size message")
+        assert "at least 40×12" in " ".join(screen.split())
+        pane.keys("q")
+        pane.wait(lambda s: "Leave" in s or "[exit" in s, 30, "q to be taken")
+    finally:
+        pane.close()
+
+
+def test_a_dumb_terminal_plays_plain_and_says_so(tmp_path: Path) -> None:
+    pane = start(tmp_path, 80, 24, term="dumb")
+    try:
+        screen = pane.wait(lambda s: "Your choice [1-" in s, 60, "the first plain prompt")
+        assert "cannot redraw the table; playing in plain mode" in pane.screen(joined=True, history=True)
+        assert "Your hand: " in screen and "  1. " in screen
+        pane.keys("", "Enter")  # an empty line asks again, it does not leave
+        pane.wait(lambda s: "Type a number from 1 to" in s, 30, "the question again")
+        pane.keys("1", "Enter")
+        pane.wait(lambda s: re.search(r"You (play|show) ", s) is not None, 30, "the move to be told")
+        pane.keys("q", "Enter")
+        pane.wait(lambda s: "Leave the match? Leaving forfeits it: Bot wins." in s, 30, "the question before leaving")
+        pane.keys("y", "Enter")
+        after = pane.wait(lambda s: "[exit" in s, 30, "the program to end")
+        assert "Bot wins the match (by forfeit)" in pane.screen(joined=True, history=True)
+        assert "[exit 1]" in after
+    finally:
+        pane.close()
+
+
+def test_r_at_the_end_screen_plays_another_match(tmp_path: Path) -> None:
+    pane = start(tmp_path, 80, 24)
+    try:
+        screen = pane.wait(lambda s: "play that card" in s, 60, "the first decision")
+        play_until(pane, screen, lambda s: "r: play again" in s, Seen())
+        pane.keys("r")
+        pane.wait(lambda s: "Round 1 of 3" in s and "Match over" not in s, 60, "the second match")
+        pane.wait(lambda s: "play that card" in s or "is choosing" in s, 60, "the second match's first turn")
+        after = leave(pane)
+        assert "[exit 1]" in after
+        joined = pane.screen(joined=True, history=True)
+        assert "Match 1 of 2:" in joined and "Match 2 of 2:" in joined
+        assert len(list((tmp_path / "home" / "data" / "replays").glob("*.koikoi"))) == 2
+    finally:
+        pane.close()

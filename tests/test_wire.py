@@ -95,6 +95,9 @@ def test_control_frames_round_trip() -> None:
     with pytest.raises(RemoteProtocolError) as exc:
         parse_frame(pack(["hello", VERSION - 1, b"k" * 32, b"n" * 32, "x"]))  # an older peer
     assert reason(exc) == "bad-version"
+    with pytest.raises(RemoteProtocolError) as exc:
+        parse_frame(pack(["hello", VERSION + 1, b"k" * 32, b"n" * 32, "x"]))
+    assert reason(exc) == "bad-version"
 
 
 KEYS = (Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate())
@@ -109,7 +112,7 @@ def chain() -> Chain:
 def test_a_chain_of_entries_links_and_verifies() -> None:
     mine, theirs = chain(), chain()
     for seat in (0, 1, 0):
-        signed = mine.append_local(seat, "goodbye", ["x", "y"], b"\0" * 16, KEYS[seat])
+        signed = mine.append_local(seat, "goodbye", ["x", "y", None], b"\0" * 16, KEYS[seat])
         again = SignedEntry.parse(signed.data, signed.signature)
         theirs.append_remote(again, seat)
     assert theirs.head == mine.head
@@ -117,7 +120,7 @@ def test_a_chain_of_entries_links_and_verifies() -> None:
 
 def test_chain_violations() -> None:
     good = chain()
-    first = good.append_local(0, "goodbye", ["x", "y"], b"\0" * 16, KEYS[0])
+    first = good.append_local(0, "goodbye", ["x", "y", None], b"\0" * 16, KEYS[0])
     receiver = chain()
     forged = SignedEntry.sign(first.entry, KEYS[1])  # signed by the wrong key
     with pytest.raises(RemoteProtocolError) as exc:
@@ -126,7 +129,7 @@ def test_chain_violations() -> None:
     with pytest.raises(RemoteProtocolError) as exc:
         receiver.append_remote(first, 1)
     assert reason(exc) == "out-of-turn"
-    other = Entry(b"\x02" * 32, 0, MATCH, 0, "goodbye", ["x", "y"], b"\0" * 16)
+    other = Entry(b"\x02" * 32, 0, MATCH, 0, "goodbye", ["x", "y", None], b"\0" * 16)
     with pytest.raises(RemoteProtocolError) as exc:
         receiver.append_remote(SignedEntry.sign(other, KEYS[0]), 0)
     assert reason(exc) == "wrong-match"
@@ -134,11 +137,11 @@ def test_chain_violations() -> None:
     with pytest.raises(RemoteProtocolError) as exc:
         receiver.append_remote(first, 0)
     assert reason(exc) == "replayed-entry"
-    fork = Entry(MATCH, 0, MATCH, 0, "goodbye", ["other", "y"], b"\0" * 16)
+    fork = Entry(MATCH, 0, MATCH, 0, "goodbye", ["other", "y", None], b"\0" * 16)
     with pytest.raises(RemoteProtocolError) as exc:
         receiver.append_remote(SignedEntry.sign(fork, KEYS[0]), 0)
     assert reason(exc) == "fork"
-    unlinked = Entry(MATCH, 1, b"\x09" * 32, 1, "goodbye", ["x", "y"], b"\0" * 16)
+    unlinked = Entry(MATCH, 1, b"\x09" * 32, 1, "goodbye", ["x", "y", None], b"\0" * 16)
     with pytest.raises(RemoteProtocolError) as exc:
         receiver.append_remote(SignedEntry.sign(unlinked, KEYS[1]), 1)
     assert reason(exc) == "bad-link"

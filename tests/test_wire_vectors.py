@@ -30,3 +30,29 @@ def test_the_vectors_check_out_on_their_own() -> None:
         signed = parse_frame(frame[4:])
         assert signed.data.hex() == item["entry"] and signed.digest.hex() == item["digest"]  # type: ignore[union-attr]
         chain.append_remote(signed, item["author"])  # type: ignore[arg-type]
+
+
+def test_the_deal_secrets_derive_from_the_master_secrets() -> None:
+    """SPEC.md section 8: a deal's secret is HKDF-SHA256 of the master secret, with the context as info."""
+    from cryptography.hazmat.primitives.hashes import SHA256
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    data = json.loads(VECTORS.read_text())
+    masters = [bytes.fromhex(m) for m in data["master_secrets"]]
+    assert len(data["deal_secrets"]) >= 3
+    for item in data["deal_secrets"]:
+        info = bytes.fromhex(item["context_bytes"])
+        for master, secret in zip(masters, item["secrets"], strict=True):
+            hkdf = HKDF(algorithm=SHA256(), length=32, salt=b"p2p-koikoi/session-secrets/v1", info=info)
+            assert hkdf.derive(master).hex() == secret
+
+
+def test_every_entry_of_the_match_is_in_the_vectors_and_the_referee_finishes_it() -> None:
+    from p2p_koikoi.referee import Ending, Referee, SpectatorKnowledge
+
+    data = json.loads(VECTORS.read_text())
+    assert len(data["entries"]) == data["entry_count"]
+    referee = Referee(SpectatorKnowledge())
+    for item in data["entries"]:
+        referee.feed(parse_frame(bytes.fromhex(item["frame"])[4:]))  # type: ignore[arg-type]
+    assert referee.end is not None and referee.end.how is Ending.FINISHED

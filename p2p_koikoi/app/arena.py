@@ -34,7 +34,7 @@ from typing import Any
 from p2p_koikoi.app.local_match import play_round
 from p2p_koikoi.bots.base import Agent, MatchContext
 from p2p_koikoi.bots.registry import make_agent
-from p2p_koikoi.engine import AnyAction, Deal, Match, MatchPhase, OutcomeKind, Round, RuleSet, Yaku
+from p2p_koikoi.engine import AnyAction, Deal, Event, Kind, Match, MatchPhase, OutcomeKind, Round, RuleSet, Yaku
 
 __all__ = ["ArenaRequestError", "ArenaResult", "BotStats", "MatchStats", "play_arena_match", "run_arena"]
 
@@ -68,6 +68,44 @@ class _Timed:
         return action
 
 
+# The kinds whose discards the arena counts (a plain given away costs little).
+_DISCARD_KINDS = (Kind.BRIGHT, Kind.ANIMAL, Kind.RIBBON)
+
+
+class _DiscardTally:
+    """Counts each seat's discards by kind, and how many of them the other seat took on its very next turn.
+
+    A discard is a hand card played that captures nothing. It is "fed" when the
+    other seat captures it before the discarder plays again; a discarder that
+    takes it back with its own draw has fed nothing. Fed from the events a
+    round reports, so it sees exactly what happened at the table.
+    """
+
+    def __init__(self) -> None:
+        # [seat][kind index] -> [discarded, taken next turn]
+        self.counts = [[[0, 0] for _ in _DISCARD_KINDS] for _ in (0, 1)]
+        self._open: list[dict[int, int]] = [{}, {}]  # seat -> {card: kind index} waiting for the next turn
+
+    def __call__(self, _rnd: Round, events: list[Event]) -> None:
+        for event in events:
+            if event.kind == "play":
+                self._open[event.seat].clear()  # the discarder plays again: its last discards were not fed
+                card = event.card
+                if card is not None and not event.captured and card.kind in _DISCARD_KINDS:
+                    k = _DISCARD_KINDS.index(card.kind)
+                    self.counts[event.seat][k][0] += 1
+                    self._open[event.seat][int(card)] = k
+            if event.kind in ("play", "draw", "capture") and event.captured:
+                for seat in (0, 1):
+                    for waiting, k in list(self._open[seat].items()):
+                        if event.captured >> waiting & 1:
+                            del self._open[seat][waiting]
+                            self.counts[seat][k][1] += event.seat != seat
+
+    def end_round(self) -> None:
+        self._open = [{}, {}]
+
+
 @dataclass(frozen=True, slots=True)
 class MatchStats:
     """One match, from the bots' side: index 0 is BOT_A, index 1 is BOT_B (whatever seats they had)."""
@@ -82,6 +120,9 @@ class MatchStats:
     yaku: tuple[dict[str, int], dict[str, int]]  # yaku id -> rounds won with it
     times: tuple[tuple[float, ...], tuple[float, ...]]
     capped: tuple[int, int] = (0, 0)  # decisions a bot's time cap cut short (they make a run unrepeatable)
+    # per bot, per kind of _DISCARD_KINDS: (discarded, taken by the other seat on its next turn)
+    discards: tuple[tuple[tuple[int, int], ...], ...] = ((), ())
+    late_points: tuple[int, int] = (0, 0)  # points each bot was paid in the match's last two rounds
 
 
 def _derived_seed(*parts: object) -> int:
@@ -108,11 +149,15 @@ def play_arena_match(spec_a: str, spec_b: str, rules: RuleSet, seed: int, index:
     rounds = 0
     won, rounds_won, koikoi_rounds, koikoi_won = [0, 0], [0, 0], [0, 0], [0, 0]
     yaku: tuple[Counter[str], Counter[str]] = (Counter(), Counter())
+    late_points = [0, 0]
+    tally = _DiscardTally()
     while match.phase is not MatchPhase.OVER:
         assert match.dealer is not None
         deck = _deck(seed, pair, match.round_number, match.redeal)
         rnd = match.start_round(Deal.from_deck(deck, rules.deal_pattern, match.dealer))
-        play_round(rnd, seats, match)
+        play_round(rnd, seats, match, tally)
+        tally.end_round()
+        late = match.round_number > rules.rounds - 2
         result = match.finish_round()
         outcome = result.outcome
         if outcome.kind is OutcomeKind.REDEAL:
@@ -125,7 +170,9 @@ def play_arena_match(spec_a: str, spec_b: str, rules: RuleSet, seed: int, index:
                 koikoi_won[bot] += outcome.winner == seat
             if outcome.winner == seat:
                 rounds_won[bot] += 1
-                won[bot] += result.score.payment if result.score is not None else 0
+                paid = result.score.payment if result.score is not None else 0
+                won[bot] += paid
+                late_points[bot] += paid if late else 0
                 yaku[bot].update(y.yaku.value for y in outcome.yaku)
     assert match.outcome is not None
     winner = match.outcome.winner
@@ -141,7 +188,13 @@ def play_arena_match(spec_a: str, spec_b: str, rules: RuleSet, seed: int, index:
         yaku=(dict(yaku[0]), dict(yaku[1])),
         times=(tuple(bots[0].times), tuple(bots[1].times)),
         capped=(bots[0].capped, bots[1].capped),
+        discards=_by_bot([tuple((n, fed) for n, fed in kinds) for kinds in tally.counts], a_seat),
+        late_points=(late_points[0], late_points[1]),
     )
+
+
+def _by_bot(per_seat: list[tuple[tuple[int, int], ...]], a_seat: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    return (per_seat[0], per_seat[1]) if a_seat == 0 else (per_seat[1], per_seat[0])
 
 
 def _play_pair(spec_a: str, spec_b: str, rules: RuleSet, seed: int, pair: int, matches: int) -> list[MatchStats]:
@@ -168,6 +221,8 @@ class BotStats:
     time_p95: float
     time_max: float
     capped: int
+    discards: dict[str, tuple[int, int]] = field(default_factory=dict)  # kind -> (discarded, taken next turn)
+    late_points: int = 0  # points won in the matches' last two rounds
 
     @property
     def koikoi_success(self) -> float | None:
@@ -190,6 +245,8 @@ class BotStats:
                 "max": round(self.time_max, 6),
                 "capped": self.capped,
             },
+            "discards": {kind: {"discarded": n, "taken_next_turn": fed} for kind, (n, fed) in self.discards.items()},
+            "late_points": self.late_points,
         }
 
 
@@ -259,6 +316,14 @@ class ArenaResult:
         row("decision time max", _ms(a.time_max), _ms(b.time_max))
         if a.capped or b.capped:
             row("cut short by time cap", str(a.capped), str(b.capped))
+        row("points, last 2 rounds", str(a.late_points), str(b.late_points))
+        for kind in a.discards:
+            (na, fa), (nb, fb) = a.discards[kind], b.discards[kind]
+            row(
+                f"{kind} discards/round",
+                f"{_per(na, self.rounds)} ({_share(fa, na)} fed)",
+                f"{_per(nb, self.rounds)} ({_share(fb, nb)} fed)",
+            )
         lines.append("")
         lines.append("yaku won with, per round played:")
         for y in Yaku:
@@ -270,6 +335,14 @@ class ArenaResult:
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
+
+
+def _per(count: int, rounds: int) -> str:
+    return f"{count / rounds:.3f}" if rounds else "-"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.0%}" if whole else "-"
 
 
 def _bot_stats(spec: str, bot: int, per_match: list[MatchStats], rounds: int) -> BotStats:
@@ -294,6 +367,14 @@ def _bot_stats(spec: str, bot: int, per_match: list[MatchStats], rounds: int) ->
         time_p95=times[min(len(times) - 1, math.ceil(0.95 * len(times)) - 1)] if times else 0.0,
         time_max=times[-1] if times else 0.0,
         capped=sum(m.capped[bot] for m in per_match),
+        discards={
+            kind.name.lower(): (
+                sum(m.discards[bot][k][0] for m in per_match if m.discards[bot]),
+                sum(m.discards[bot][k][1] for m in per_match if m.discards[bot]),
+            )
+            for k, kind in enumerate(_DISCARD_KINDS)
+        },
+        late_points=sum(m.late_points[bot] for m in per_match),
     )
 
 

@@ -12,16 +12,20 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.app.continuing import Reconnect, play_on
 from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
 from p2p_koikoi.engine import RuleSet
-from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
-from p2p_koikoi.net.handshake import Greeting
+from p2p_koikoi.net.door import DropLog
+from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
+from p2p_koikoi.net.handshake import Greeting, Guard
+from p2p_koikoi.net.invite import MAX_ADDRESSES, Invite, new_token
 from p2p_koikoi.net.lan import Announcement, LanGame, announce, browse
+from p2p_koikoi.net.portmap import Mapper
 from p2p_koikoi.net.runner import MatchReport, Player
-from p2p_koikoi.net.tcp import Address, Dropped, Refused, dial, listen, local_addresses
+from p2p_koikoi.net.tcp import Address, Dropped, Pin, Refused, dial_any, dialable, listen, local_addresses
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.writer import RecordWriter, record_name
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, Waiting
@@ -69,13 +73,28 @@ class HostOptions:
     turn_limit: int = 0
     replay_dir: Path | None = None
     lan: bool = False
+    guest: str | None = None  # admit only the guest whose key has this fingerprint
+    invite_only: bool = False  # admit only guests that prove the invite code's token
+    drop_window: float = 10.0  # seconds per summary line of dropped connections
+    upnp: bool = True  # ask the router to forward the port (UPnP IGD, NAT-PMP)
 
 
 @dataclass(frozen=True)
 class JoinOptions:
-    address: Address
+    """Where the host is (``addresses``, tried at once) and what we know of its key beforehand:
+    ``pin`` from an invite code (anything else is refused), or ``announced`` on the LAN (a mismatch
+    gets a loud warning, as an announcement proves nothing)."""
+
+    addresses: tuple[Address, ...]
     replay_dir: Path | None = None
     timeout: float = 15.0
+    pin: Pin = field(default_factory=Pin)
+    announced: str | None = None
+
+    @classmethod
+    def from_invite(cls, invite: Invite, replay_dir: Path | None = None, timeout: float = 15.0) -> JoinOptions:
+        addresses = tuple(Address(host, invite.port) for host in invite.addresses)
+        return cls(addresses, replay_dir, timeout, Pin(invite.fingerprint, invite.token))
 
 
 async def _play(
@@ -122,20 +141,39 @@ async def admit_guest(
     session = MatchSession(0, identity, greeting.peer_key, greeting.nonces, rules=rules, turn_limit=turn_limit)
     for signed in session.take_outgoing():
         await channel.send(signed)
+    try:
+        with trio.fail_after(ACCEPT_DEADLINE):  # absolute: pings are answered but do not extend it
+            await _await_accept(channel, session)
+    except trio.TooSlowError:
+        raise TimedOut(f"the guest did not accept the rules within {ACCEPT_DEADLINE:g} s") from None
+    if session.waiting is Waiting.DONE:
+        raise Refused("the guest declined the rules")
+    return session
+
+
+async def _await_accept(channel: FramedChannel, session: MatchSession) -> None:
     while True:
-        frame = await channel.receive(idle=ACCEPT_DEADLINE)
+        frame = await channel.receive()
         if frame is None:
             raise ConnectionLost("the guest left before accepting the rules")
         if isinstance(frame, Ping):
             await channel.send(Pong(frame.n))
         elif isinstance(frame, SignedEntry):
             session.receive(frame)
-            break
+            return
         elif not isinstance(frame, Pong):
             raise RemoteProtocolError("bad-frame", "a second hello")
-    if session.waiting is Waiting.DONE:
-        raise Refused("the guest declined the rules")
-    return session
+
+
+def reachable_hosts(listening: list[Address], bind: str | None) -> list[str]:
+    """The addresses to tell a guest: never 0.0.0.0 or ::, and loopback only when nothing else will do."""
+    if bind is not None and dialable(bind):
+        return [bind]
+    found = local_addresses()
+    if found and (bind is None or bind in ("0.0.0.0", "::")):
+        versions = {6 if ":" in a.host else 4 for a in listening}
+        return [host for host in found if (6 if ":" in host else 4) in versions] or found
+    return [a.host for a in listening if a.host not in ("0.0.0.0", "::")] or ["127.0.0.1"]
 
 
 async def host_match(
@@ -150,41 +188,82 @@ async def host_match(
     result = NetMatchResult(None, None, ours)
 
     announcement: list[Announcement] = []
-
     listening: list[int] = []
+    token = new_token() if options.invite_only else None
+    guard = Guard(options.guest, token)
+    drops = DropLog(options.drop_window)
+
+    mapper: list[Mapper] = []
 
     async def on_listening(addresses: list[Address]) -> None:
         port = addresses[0].port
         listening.append(port)
         say(f"Hosting {options.rules.format()} on port {port}. Your key fingerprint: {ours}")
-        shown = local_addresses() or [a.host for a in addresses]
-        for host in shown:
-            say(f"  join with: koikoi join {Address(host, port)}")
+        hosts = reachable_hosts(addresses, options.bind)
+        if options.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
+            mapper.append(Mapper(port))
+            outcome = await mapper[0].open()
+            say(f"  {outcome.line}")
+            opened = [m.external for m in outcome.held if m.external]
+            hosts = [*opened, *(h for h in hosts if h not in opened)]
+            nursery.start_soon(mapper[0].keep)
+        hosts = hosts[:MAX_ADDRESSES]  # a machine with many interfaces: the best ones come first
+        say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token).format()}")
+        say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)})")
+        if options.guest:
+            say(f"  admitting only the guest with fingerprint {options.guest}")
         if options.lan:
-            lan_addresses = [a for a in shown if ":" not in a] or ["127.0.0.1"]
-            announcement.append(await announce(port, lan_addresses, ours, options.rules.format()))
+            announcement.append(await announce(port, hosts, ours, options.rules.format()))
             say("  announced on the LAN: koikoi join --lan")
 
     async def on_dropped(dropped: Dropped) -> None:
-        say(f"Dropped a connection from {dropped.peer}: {dropped.reason}. Still waiting.")
+        for line in drops.add(trio.current_time(), dropped):
+            say(line)
 
     async def admit(channel: FramedChannel, greeting: Greeting, peer: str) -> tuple[MatchSession, str]:
         session = await admit_guest(channel, greeting, identity, options.rules, options.turn_limit)
         return session, peer
 
+    async def summarise(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        task_status.started()
+        while True:
+            await trio.sleep(1)
+            for line in drops.tick(trio.current_time()):
+                say(line)
+
     try:
-        channel, (session, peer) = await listen(
-            key, admit, port=options.port, bind=options.bind, on_listening=on_listening, on_dropped=on_dropped
-        )
+        async with trio.open_nursery() as nursery:
+            await nursery.start(summarise)
+            channel, (session, peer) = await listen(
+                key,
+                admit,
+                port=options.port,
+                bind=options.bind,
+                on_listening=on_listening,
+                on_dropped=on_dropped,
+                guard=guard,
+            )
+            nursery.cancel_scope.cancel()
+        for line in drops.flush():
+            say(line)
+        for lan in announcement:  # the seat is taken: stop announcing
+            await lan.close()
+        announcement.clear()
+        async with trio.open_nursery() as nursery:  # the mapping stays for reconnects, renewed
+            for router in mapper:
+                nursery.start_soon(router.keep)
+            result.peer_fingerprint = fingerprint(session.keys[1])
+            say(f"Guest {peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
+            plan = Reconnect(0, port=listening[0], bind=options.bind)
+            result.report, result.record = await _play(
+                channel, session, identity, player_for(0), replay_dir(options.replay_dir), plan, say
+            )
+            nursery.cancel_scope.cancel()
     finally:
-        for item in announcement:
-            await item.close()
-    result.peer_fingerprint = fingerprint(session.keys[1])
-    say(f"Guest {peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
-    plan = Reconnect(0, port=listening[0], bind=options.bind)
-    result.report, result.record = await _play(
-        channel, session, identity, player_for(0), replay_dir(options.replay_dir), plan, say
-    )
+        for lan in announcement:
+            await lan.close()
+        for router in mapper:
+            await router.close()
     return result
 
 
@@ -194,20 +273,46 @@ async def join_match(
     identity = load_identity()
     key = public_bytes(identity)
     result = NetMatchResult(None, None, fingerprint(key))
-    say(f"Connecting to {options.address}...")
-    channel, greeting = await dial(options.address, key, timeout=options.timeout)
-    if not await _trusted(options.address.host, greeting, say, confirm):
+    say(f"Connecting to {', '.join(str(a) for a in options.addresses)}...")
+    channel, greeting, address = await dial_any(list(options.addresses), key, options.pin, timeout=options.timeout)
+    if not await _checked(address, greeting, options, say, confirm):
         await channel.close()
         result.notes.append("not played: the host's key was not trusted")
         return result
     result.peer_fingerprint = fingerprint(greeting.peer_key)
-    say(f"Connected to {options.address} (fingerprint {result.peer_fingerprint}).")
+    say(f"Connected to {address} (fingerprint {result.peer_fingerprint}).")
     session = MatchSession(1, identity, greeting.peer_key, greeting.nonces)
-    plan = Reconnect(1, address=options.address)
+    plan = Reconnect(1, address=address)
     result.report, result.record = await _play(
         channel, session, identity, player_for(1), replay_dir(options.replay_dir), plan, say
     )
     return result
+
+
+async def _checked(address: Address, greeting: Greeting, options: JoinOptions, say: Say, confirm: Confirm) -> bool:
+    """The host's key: pinned by an invite code (already checked while dialling), compared with the
+    LAN announcement, or trusted on first use for the name dialled."""
+    if options.pin.fingerprint is not None:
+        remember_peer(address.host, greeting.peer_key)
+        return True
+    proven = fingerprint(greeting.peer_key)
+    if options.announced is not None and proven != options.announced:
+        _loud(
+            say,
+            f"WARNING: the game on the LAN announced fingerprint {options.announced},",
+            f"  but the host at {address} proved the key {proven}.",
+            "Someone on the LAN may be posing as the host.",
+        )
+        if not await confirm("Play against this key anyway?"):
+            return False
+    return await _trusted(address.host, greeting, say, confirm)
+
+
+def _loud(say: Say, *lines: str) -> None:
+    say("@" * 70)
+    for line in lines:
+        say(line)
+    say("@" * 70)
 
 
 async def find_lan_games(say: Say, seconds: float = 2.0) -> list[LanGame]:
@@ -219,12 +324,13 @@ async def _trusted(name: str, greeting: Greeting, say: Say, confirm: Confirm) ->
     """Trust on first use: remember a new peer; warn loudly and ask when a known name shows a new key."""
     check: PeerCheck = known_peer(name, greeting.peer_key)
     if check.trust is Trust.CHANGED:
-        say("@" * 70)
-        say(f"WARNING: {name} presented a DIFFERENT KEY than before.")
-        say(f"  before: {check.previous}")
-        say(f"  now:    {check.fingerprint}")
-        say("Someone may be impersonating your opponent, or they made a new key.")
-        say("@" * 70)
+        _loud(
+            say,
+            f"WARNING: {name} presented a DIFFERENT KEY than before.",
+            f"  before: {check.previous}",
+            f"  now:    {check.fingerprint}",
+            "Someone may be impersonating your opponent, or they made a new key.",
+        )
         if not await confirm("Trust the new key and play?"):
             return False
     remember_peer(name, greeting.peer_key)

@@ -1,10 +1,12 @@
 """A person at a plain terminal: announcements line by line, choices by number.
 
-This is the ``--plain`` table (for screen readers and dumb terminals) and what
-runs when the output is not a terminal. Input is read in a worker thread, so
-the connection keeps answering keepalives while the person thinks. Typing ``q``
-leaves the match (a forfeit the opponent is told of), and so does the end of
-the input.
+This is the ``--plain`` table (for screen readers and dumb terminals) and what runs when the
+output is not a terminal, so it is the gentlest way to play: an empty line or a word it does not
+know asks again, and only ``q`` (confirmed) or the real end of the input leaves the match (a
+forfeit the opponent is told of). Each turn says the table, both players' captures and yaku
+under way, your hand, and what each choice would take; ``r`` says it again and ``?`` gives the
+yaku table. Input is read by :class:`~p2p_koikoi.app.plain_input.LineInput` in a worker thread,
+so the connection keeps answering keepalives while the person thinks.
 """
 
 from __future__ import annotations
@@ -14,108 +16,179 @@ from collections.abc import Callable
 
 import trio
 
+from p2p_koikoi.app.coach import hint, pointless_koikoi
+from p2p_koikoi.app.decision import choice_words, decision_order, koikoi_risk, tracker_words
+from p2p_koikoi.app.plain_input import LineInput
 from p2p_koikoi.app.players import event_lines
 from p2p_koikoi.app.shobu import shobu_now
-from p2p_koikoi.app.tracker import progress
+from p2p_koikoi.app.words import count, how_round_ended
 from p2p_koikoi.bots.base import MatchContext
-from p2p_koikoi.engine import (
-    AnyAction,
-    CallKoiKoi,
-    CallStop,
-    ChooseCapture,
-    Exchange,
-    Play,
-    Round,
-    RuleSet,
-    cards_of,
-    preset,
-)
-from p2p_koikoi.engine.match import RoundResult
+from p2p_koikoi.engine import AnyAction, Round, RuleSet, cards_of, preset
+from p2p_koikoi.engine.match import Match, RoundResult
 from p2p_koikoi.engine.round import OutcomeKind, Phase
-from p2p_koikoi.engine.ruledoc import describe
+from p2p_koikoi.engine.ruledoc import describe, yaku_table_lines
 from p2p_koikoi.net.runner import PlayerQuit
 from p2p_koikoi.session.match_session import SessionEvent
 
-__all__ = ["PlainPlayer", "action_words"]
+__all__ = ["PlainPlayer", "stderr_write", "stdout_write"]
 
-
-def action_words(action: AnyAction) -> str:
-    if isinstance(action, Play):
-        take = f", taking {action.target.display_name}" if action.target is not None else ""
-        return f"play {action.card.display_name}{take}"
-    if isinstance(action, ChooseCapture):
-        return f"take {action.target.display_name}"
-    if isinstance(action, CallKoiKoi):
-        return "Koi-Koi (play on)"
-    if isinstance(action, CallStop):
-        return "Shobu (stop and score)"
-    if isinstance(action, Exchange):
-        return "exchange hands with the dealer" if action.swap else "keep the hands as dealt"
-    return str(action)
+WARN_AT = 10.0  # seconds left when plain mode says how long is left
 
 
 class PlainPlayer:
+    """The plain-lines player (see the module docstring); ``them`` names the opponent everywhere."""
+
     def __init__(
         self,
         seat: int,
         *,
-        read: Callable[[str], str] = input,
         write: Callable[[str], None] = print,
+        lines: LineInput | None = None,
         assume_yes: bool = False,
+        them: str = "Opponent",
     ) -> None:
         self.seat = seat
-        self._read = read
+        self.them = them
         self._write = write
+        self._lines = lines if lines is not None else LineInput()
         self._assume_yes = assume_yes
         self._results: list[RoundResult] = []
-
-    async def _ask(self, prompt: str) -> str:
-        try:
-            return await trio.to_thread.run_sync(self._read, prompt)
-        except EOFError:
-            return ""
+        self._rules: RuleSet | None = None
+        self._timed_out = False
 
     async def accept_rules(self, rules: RuleSet) -> bool:
+        self._rules = rules
         self._write(describe(rules))
         changes = rules.differences(preset(rules.preset))
         if changes:
             self._write("Changed from the preset: " + ", ".join(f"{k}={v}" for k, v, _ in changes))
         if self._assume_yes:
             return True
-        answer = (await self._ask("Play by these rules? [y/N] ")).strip().lower()
-        return answer in ("y", "yes")
-
-    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
-        me = self.seat
-        self._write(
-            f"Table: {', '.join(c.display_name for c in cards_of(view.table))} ({view.stock_left} in the stock)"
-        )
-        self._write(f"Your hand: {', '.join(c.display_name for c in cards_of(view.hands[me]))}")
-        if view.captures[me]:
-            self._write(f"Your captures: {', '.join(c.display_name for c in cards_of(view.captures[me]))}")
-        tracker = progress(view.captures[me], context.rules)
-        if tracker:
-            self._write("Your yaku: " + ", ".join(str(p) for p in tracker))
-        if view.phase is Phase.DECISION:
-            self._write("Shobu would score now:")
-            for line in shobu_now(view, me, context.rules, context.points).lines():
-                self._write(line)
-        for number, action in enumerate(legal, 1):
-            self._write(f"  {number}. {action_words(action)}")
         while True:
-            text = (await self._ask(f"Your choice [1-{len(legal)}, q to leave]: ")).strip().lower()
-            if not text:
+            answer = await self._lines.ask("Play by these rules? [y/n, ? for the yaku] ")
+            if answer is None:
                 raise PlayerQuit("the input ended")
-            if text == "q":
-                raise PlayerQuit("the player left")
-            if text.isdigit() and 1 <= int(text) <= len(legal):
-                return legal[int(text) - 1]
-            self._write(f"Type a number from 1 to {len(legal)}, or q to leave (which forfeits the match).")
+            word = answer.strip().lower()
+            if word in ("y", "yes", "n", "no"):
+                return word.startswith("y")
+            if word == "?":
+                self._say_yaku(rules)
+            else:
+                self._write("Type y to play by these rules, n to decline, or ? for the yaku table.")
+
+    # -- a decision ----------------------------------------------------------------------------------
+
+    async def choose(
+        self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
+    ) -> AnyAction:
+        """Ask until the person answers; ``deadline`` (Trio time) is when the game moves for them."""
+        self._rules = context.rules
+        ordered = decision_order(legal) if view.phase is Phase.DECISION else legal
+        self._say_turn(view, ordered, context, deadline)
+        answered = False
+        try:
+            action = await self._answer(view, ordered, context, deadline)
+            answered = True
+            return action
+        finally:
+            if not answered:
+                self._write("")  # the question was called off: end its line before what comes next
+            if deadline is not None and trio.current_time() >= deadline:
+                self._timed_out = True
+                self._lines.forget_typed_ahead()
+
+    async def _answer(
+        self, view: Round, ordered: list[AnyAction], context: MatchContext, deadline: float | None
+    ) -> AnyAction:
+        n = len(ordered)
+        nudge_at = deadline - WARN_AT if deadline is not None else None
+        while True:
+            if nudge_at is not None and trio.current_time() >= nudge_at:
+                nudge_at = None  # said once
+            text = await self._lines.ask(
+                f"Your choice [1-{n}, h for a hint, q to leave]: ",
+                nudge_at=nudge_at,
+                nudge=f"{WARN_AT:g} seconds left to choose.",
+            )
+            if text is None:
+                raise PlayerQuit("the input ended")
+            word = text.strip().lower()
+            if word.isdigit() and 1 <= int(word) <= n:
+                return ordered[int(word) - 1]
+            if word == "q":
+                if await self._confirm_leaving():
+                    raise PlayerQuit("the player left")
+                continue
+            if word == "?":
+                self._say_yaku(context.rules)
+            elif word == "h":
+                for line in hint(view, ordered, context, self.them):
+                    self._write(line)
+            elif word == "r":
+                self._say_turn(view, ordered, context, deadline)
+            elif word:
+                self._write(f"{text.strip()!r} is not a choice here.")
+            self._write(f"Type a number from 1 to {n}; r: the table again, ?: the yaku table, h: a hint, q: leave.")
+
+    async def _confirm_leaving(self) -> bool:
+        answer = await self._lines.ask(f"Leave the match? Leaving forfeits it: {self.them} wins. [y/n] ")
+        if answer is None:
+            return True
+        return answer.strip().lower() in ("y", "yes")
+
+    # -- what the person hears -------------------------------------------------------------------------
+
+    def _say_turn(self, view: Round, ordered: list[AnyAction], context: MatchContext, deadline: float | None) -> None:
+        me, other = self.seat, 1 - self.seat
+        rules = context.rules
+        if deadline is not None:
+            left = max(0, round(deadline - trio.current_time()))
+            self._write(f"Your turn: {count(left, 'second')} to choose, then the game plays for you.")
+        table = ", ".join(c.display_name for c in cards_of(view.table)) or "no cards"
+        self._write(f"Table: {table} ({view.stock_left} in the stock)")
+        self._say_player(self.them, view, other, rules, hand_count=True)
+        self._say_player("You", view, me, rules, hand_count=False)
+        if view.phase is Phase.EXCHANGE:
+            self._write("Your hand: 8 cards, dealt face down.")
+        else:
+            self._write(f"Your hand: {', '.join(c.display_name for c in cards_of(view.hands[me]))}")
+        if view.phase is Phase.DECISION:
+            self._write("Shōbu would score now:")
+            for line in shobu_now(view, me, rules, context.points).lines():
+                self._write(line)
+            self._write(koikoi_risk(view, me, rules, self.them))
+            warning = pointless_koikoi(view, me, context, self.them)
+            if warning is not None:
+                self._write(f"Careful: {warning}.")
+        for number, action in enumerate(ordered, 1):
+            self._write(f"  {number}. {choice_words(action, view)}")
+
+    def _say_player(self, name: str, view: Round, seat: int, rules: RuleSet, *, hand_count: bool) -> None:
+        caps = view.captures[seat]
+        held = f"{count(view.hand_size(seat), 'card')} in hand; " if hand_count else ""
+        taken = ", ".join(c.display_name for c in cards_of(caps)) or "none yet"
+        self._write(f"{name}: {held}captures: {taken}")
+        tracked = [words for _, words in tracker_words(caps, rules)]
+        if tracked:
+            self._write(f"{name} yaku: " + "; ".join(w.replace("✓ ", "made ") for w in tracked))
+
+    def _say_yaku(self, rules: RuleSet) -> None:
+        self._write(f"Yaku under these rules ({rules.format()}):")
+        for line in yaku_table_lines(rules):
+            self._write(f"  {line}")
+
+    def caught_up(self, match: Match, rules: RuleSet | None) -> None:
+        """A resumed match: the rounds played before, for the table of rounds at the end."""
+        self._rules = rules or self._rules
+        self._results = [r for r in match.results if r.outcome.kind is not OutcomeKind.REDEAL]
 
     async def notify(self, events: list[SessionEvent]) -> None:
         for event in events:
-            for line in event_lines([event], self.seat):
+            timed_out = self._timed_out and event.kind == "moves"
+            for line in event_lines([event], self.seat, self.them, timed_out=timed_out):
                 self._write(line)
+            if timed_out and any(e.seat == self.seat for e in event.events):
+                self._timed_out = False
             result = event.result
             if event.kind == "result" and result is not None and result.outcome.kind is not OutcomeKind.REDEAL:
                 self._results.append(result)
@@ -132,15 +205,18 @@ class PlainPlayer:
         for result in self._results:
             outcome = result.outcome
             if outcome.winner is None:
-                what = f"nobody scores ({outcome.kind.value})"
+                what = f"nobody scores ({how_round_ended(outcome.kind)})"
             else:
-                who = "you" if outcome.winner == me else "the opponent"
+                who = "you" if outcome.winner == me else self.them
                 made = ", ".join(f"{y.yaku.display_name} {y.points}" for y in outcome.yaku)
                 paid = result.score.payment if result.score is not None else 0
-                what = f"{who} {paid}" + (f" ({made})" if made else "")
+                what = f"{who} {'score' if outcome.winner == me else 'scores'} {count(paid, 'point')}"
+                what += f" ({made})" if made else ""
             out.append(
-                f"  Round {result.number}: {what}; then you {result.points[me]}, opponent {result.points[other]}"
+                f"  Round {result.number}: {what}; then you {result.points[me]}, {self.them} {result.points[other]}"
             )
+        if not self._results:
+            out.append("  (no round was finished)")
         return out
 
 

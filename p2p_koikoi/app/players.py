@@ -7,11 +7,12 @@ from collections.abc import Callable
 
 import trio
 
+from p2p_koikoi.app.words import count, how_match_ended, how_round_ended, reason_words
 from p2p_koikoi.bots.base import Agent, MatchContext
-from p2p_koikoi.engine import AnyAction, Round, RuleSet
+from p2p_koikoi.engine import AnyAction, Event, Round, RuleSet, cards_of
 from p2p_koikoi.session.match_session import SessionEvent
 
-__all__ = ["BotPlayer", "event_lines"]
+__all__ = ["BotPlayer", "event_lines", "played_for_you", "told"]
 
 
 _SECOND_PERSON = {
@@ -26,7 +27,7 @@ _SECOND_PERSON = {
 }
 
 
-def _told(subject: str, text: str) -> str:
+def told(subject: str, text: str) -> str:
     """``You plays X, takes Y`` reads ``You play X, take Y``: the engine tells moves in the third person,
     so every verb that opens a clause turns to the second person for our own seat."""
     if subject != "You":
@@ -38,11 +39,32 @@ def _told(subject: str, text: str) -> str:
     return f"{subject} {', '.join(clauses)}"
 
 
-def event_lines(events: list[SessionEvent], seat: int) -> list[str]:
-    """Session events in words, from ``seat``'s side of the table."""
+def played_for_you(move: Event) -> str:
+    """Our own move that the game made when the turn limit ran out, told as such (never as
+    ``You play ...``, which would read as if the person had chosen it)."""
+    card = move.card.display_name if move.card is not None else ""
+    if move.kind == "play":
+        taken = ", ".join(c.display_name for c in cards_of(move.captured))
+        what = f"played {card} for you" + (f", taking {taken}" if taken else ", to the table")
+    elif move.kind == "capture" and move.captured:
+        what = f"took {next(cards_of(move.captured)).display_name} for you"
+    elif move.kind == "koikoi":
+        what = "called Koi-Koi for you"
+    elif move.kind == "stop":
+        what = "called Shōbu for you"
+    elif move.kind == "exchange":
+        what = "exchanged hands for you" if move.text.startswith("exchanges") else "kept the hands for you"
+    else:
+        what = f"chose for you: {move.text}"
+    return f"Time's up: the game {what}."
+
+
+def event_lines(events: list[SessionEvent], seat: int, them: str = "Opponent", *, timed_out: bool = False) -> list[str]:
+    """Session events in words, from ``seat``'s side of the table; ``them`` names the opponent.
+    With ``timed_out``, our first move among them is the one the turn limit made for us."""
 
     def who(s: int | None) -> str:
-        return "You" if s == seat else "Opponent"
+        return "You" if s == seat else them
 
     out: list[str] = []
     for event in events:
@@ -51,26 +73,31 @@ def event_lines(events: list[SessionEvent], seat: int) -> list[str]:
         elif event.kind == "round":
             number, _, redeal = event.text.partition("/")
             again = " (dealt again)" if redeal != "0" else ""
-            out.append(f"Round {number}{again}: {who(event.seat).lower()} deal{'' if event.seat == seat else 's'}.")
+            dealer = "you deal" if event.seat == seat else f"{them} deals"
+            out.append(f"Round {number}{again}: {dealer}.")
         elif event.kind == "moves":
             for e in event.events:
                 if e.kind in ("hand-yaku",) and not e.yaku:
                     continue
-                if e.kind == "round-over":
+                if timed_out and e.seat == seat and e.kind in ("play", "capture", "koikoi", "stop", "exchange"):
+                    out.append(played_for_you(e))
+                    timed_out = False
+                elif e.kind == "round-over":
                     out.append(f"Round over: {e.text}.")
                 elif e.kind == "yaku":
-                    made = ", ".join(f"{y.yaku.display_name} {y.points}" for y in e.yaku)
-                    out.append(f"{who(e.seat)}: {made}.")
+                    made = ", ".join(f"{y.yaku.display_name} {count(y.points, 'point')}" for y in e.yaku)
+                    out.append(f"{who(e.seat)} {'have' if e.seat == seat else 'has'} {made}.")
                 else:
-                    out.append(f"{_told(who(e.seat), e.text)}." if e.seat in (0, 1) else f"{e.text}.")
+                    out.append(f"{told(who(e.seat), e.text)}." if e.seat in (0, 1) else f"{e.text}.")
         elif event.kind == "result" and event.result is not None:
             result = event.result
             score = result.score
             if score is None or result.outcome.winner is None:
-                out.append(f"Nobody scores ({result.outcome.kind.value}).")
+                out.append(f"Nobody scores ({how_round_ended(result.outcome.kind)}).")
             else:
                 out.append(
-                    f"{who(result.outcome.winner)} score{'' if result.outcome.winner == seat else 's'} {score.payment}."
+                    f"{who(result.outcome.winner)} score{'' if result.outcome.winner == seat else 's'} "
+                    f"{count(score.payment, 'point')}."
                 )
         elif event.kind == "over" and event.outcome is not None:
             outcome = event.outcome
@@ -79,10 +106,10 @@ def event_lines(events: list[SessionEvent], seat: int) -> list[str]:
             else:
                 out.append(
                     f"{who(outcome.winner)} win{'' if outcome.winner == seat else 's'} the match "
-                    f"({outcome.termination.value}), {outcome.points[seat]} to {outcome.points[1 - seat]}."
+                    f"({how_match_ended(outcome.termination)}), {outcome.points[seat]} to {outcome.points[1 - seat]}."
                 )
         elif event.kind in ("peer-left", "failed"):
-            out.append(event.text)
+            out.append(reason_words(event.text))
     return out
 
 
@@ -98,7 +125,11 @@ class BotPlayer:
     async def accept_rules(self, rules: RuleSet) -> bool:
         return True
 
-    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+    async def choose(
+        self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
+    ) -> AnyAction:
+        """The agent's move; ``deadline`` (the turn limit, as every player is told it) does not hurry a bot,
+        whose own time cap is far below any turn limit."""
         return await trio.to_thread.run_sync(self.agent.choose, view, legal, context)
 
     async def notify(self, events: list[SessionEvent]) -> None:

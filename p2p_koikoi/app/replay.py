@@ -11,15 +11,21 @@ data only.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from p2p_koikoi.app.players import told
 from p2p_koikoi.app.records import read_match
+from p2p_koikoi.app.words import how_match_ended, how_round_ended
 from p2p_koikoi.engine import CHANCE, Card, Event, OutcomeKind, Round, RoundResult, RuleSet
 from p2p_koikoi.engine.rules import Scoring
+from p2p_koikoi.record.format import SUFFIX
+from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.transcript import replay_round, start_round
 from p2p_koikoi.record.verify import VerifyReport
-from p2p_koikoi.referee.events import FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
+from p2p_koikoi.referee.events import Ending, FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
 
 __all__ = ["Board", "Replay", "ReplayBuilder", "ReplayRound", "Step", "load_replay"]
 
@@ -88,13 +94,14 @@ class Replay:
 class ReplayBuilder(MatchVisitor):
     """Builds a :class:`Replay` from the match it is told."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: tuple[str, str] | None = None) -> None:
         self.replay = Replay()
+        self._names = names  # the players' names when we know better than the record's roles
 
     def begin_match(self, info: MatchInfo) -> None:
         replay = self.replay
         replay.rules = info.rules
-        replay.names = (info.names[0].capitalize(), info.names[1].capitalize())
+        replay.names = self._names or (info.names[0].capitalize(), info.names[1].capitalize())
         replay.opening.append(f"Rules: {info.rules.format()}")
 
     def first_dealer(self, choice: FirstDealerChoice) -> None:
@@ -140,25 +147,23 @@ class ReplayBuilder(MatchVisitor):
     def end_match(self, end: MatchEnd) -> None:
         names, closing = self.replay.names, self.replay.closing
         who = names[end.seat] if end.seat is not None else ""
-        if end.how == "finished":
-            closing.append("The match was played out.")
-        elif end.how == "declined":
-            closing.append(f"{who} declined the rules.")
-        elif end.how == "quit":
-            closing.append(f"{who} left the match ({end.text}).")
-        elif end.how == "peer-gone":
-            closing.append(f"{who} ended the match: the other player was gone ({end.text}).")
-        elif end.how == "violation":
-            closing.append(f"{who} ended the match: {end.text}")
-        else:
-            closing.append(f"The match stops here: {end.text}")
+        said = {
+            Ending.FINISHED: "The match was played out.",
+            Ending.DECLINED: f"{who} declined the rules.",
+            Ending.FORFEIT: f"{who} left the match and forfeited it ({end.text}).",
+            Ending.ABANDONED: f"{who} said the other player was gone ({end.text}): the match is abandoned, "
+            "nobody won, and it can be resumed.",
+            Ending.VIOLATION: f"{who} ended the match: {end.text}",
+            Ending.DISPUTED: f"{who} accused the other of something the record cannot decide: {end.text}",
+        }
+        closing.append(said.get(end.how, f"The match stops here: {end.text}"))
         outcome = end.outcome
         if outcome is not None:
             points = f"{outcome.points[0]} to {outcome.points[1]}"
             if outcome.winner is None:
-                closing.append(f"Drawn, {points} ({outcome.termination.value}).")
+                closing.append(f"Drawn, {points} ({how_match_ended(outcome.termination)}).")
             else:
-                closing.append(f"{names[outcome.winner]} wins, {points} ({outcome.termination.value}).")
+                closing.append(f"{names[outcome.winner]} wins, {points} ({how_match_ended(outcome.termination)}).")
 
 
 def _event_lines(events: list[Event], names: tuple[str, str]) -> list[str]:
@@ -177,7 +182,7 @@ def _event_lines(events: list[Event], names: tuple[str, str]) -> list[str]:
 
 def _count_lines(result: RoundResult, rules: RuleSet, names: tuple[str, str]) -> tuple[str, ...]:
     outcome, score = result.outcome, result.score
-    lines = [f"Round {result.number} ends: {outcome.kind.value}."]
+    lines = [f"Round {result.number} ends: {how_round_ended(outcome.kind)}."]
     if outcome.kind is OutcomeKind.REDEAL:
         lines = ["Four of a month on the table: dealt again."]
     elif score is None or outcome.winner is None:
@@ -191,7 +196,57 @@ def _count_lines(result: RoundResult, rules: RuleSet, names: tuple[str, str]) ->
 
 
 def load_replay(path: Path) -> Replay:
-    """Read, check and lay out the match at ``path`` (a record or a transcript) for replaying."""
-    builder = ReplayBuilder()
+    """Read, check and lay out the match at ``path`` (a record or a transcript) for replaying. Our own
+    practice record tells the match as we played it: "You" and "Bot", not the host and the guest."""
+    names = _practice_names(path)
+    builder = ReplayBuilder(names)
     builder.replay.report = read_match(path, builder)
-    return builder.replay
+    replay = builder.replay
+    if names is not None:
+        _tell_as_you(replay)
+    return replay
+
+
+def _practice_names(path: Path) -> tuple[str, str] | None:
+    """("You", "Bot") by seat for a practice record (one with no peer address), else None."""
+    if path.suffix != SUFFIX:
+        return None
+    try:
+        record = read_record(path)
+    except (RecordError, OSError):
+        return None
+    if record.peer_address:
+        return None
+    return ("You", "Bot") if record.writer_seat == 0 else ("Bot", "You")
+
+
+_VERBS = {
+    "deals": "deal",
+    "plays": "play",
+    "shows": "show",
+    "wins": "win",
+    "scores": "score",
+    "draws": "draw",
+    "takes": "take",
+    "calls": "call",
+    "has": "have",
+    "keeps": "keep",
+    "exchanges": "exchange",
+}
+_YOU = re.compile(r"\bYou (" + "|".join(_VERBS) + r")\b")
+
+
+def _as_you(text: str) -> str:
+    """``You plays X, takes Y`` reads ``You play X, take Y``: the replay's lines are in the third person."""
+    if text.startswith("You "):
+        text = told("You", text[4:])
+    return _YOU.sub(lambda m: "You " + _VERBS[m.group(1)], text)
+
+
+def _tell_as_you(replay: Replay) -> None:
+    replay.opening = [_as_you(line) for line in replay.opening]
+    replay.closing = [_as_you(line) for line in replay.closing]
+    replay.steps = [dataclasses.replace(s, lines=tuple(_as_you(x) for x in s.lines)) for s in replay.steps]
+    replay.rounds = [
+        dataclasses.replace(r, title=_as_you(r.title), count=tuple(_as_you(x) for x in r.count)) for r in replay.rounds
+    ]

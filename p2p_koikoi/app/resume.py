@@ -12,20 +12,31 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from p2p_koikoi.app.continuing import GRACE, Reconnect, play_on
 from p2p_koikoi.app.identity import load_identity
 from p2p_koikoi.app.netplay import NetMatchResult, Say
+from p2p_koikoi.engine import RuleSet
+from p2p_koikoi.engine.match import Match
 from p2p_koikoi.net.runner import Player
 from p2p_koikoi.net.tcp import Address, parse_address
-from p2p_koikoi.record.format import secret_path
+from p2p_koikoi.record.format import read_secret, secret_path
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, Waiting
-from p2p_koikoi.wire import LocalProtocolError, public_bytes
+from p2p_koikoi.wire import LocalProtocolError, RemoteProtocolError, public_bytes
 
-__all__ = ["ResumeError", "resume_match"]
+__all__ = ["CatchingUp", "ResumeError", "resume_match"]
+
+
+@runtime_checkable
+class CatchingUp(Protocol):
+    """A player with a screen, told the match so far (rounds, points, dealer) when it is resumed, since
+    the events before the crash are not told again."""
+
+    def caught_up(self, match: Match, rules: RuleSet | None) -> None: ...
 
 
 class ResumeError(Exception):
@@ -49,8 +60,8 @@ async def resume_match(
         raise ResumeError(f"no {secret_file.name} beside the record: the match is over, or the record was moved")
     identity = load_identity()
     try:
-        session = MatchSession.restore(record.writer_seat, identity, record.entries, secret_file.read_bytes())
-    except LocalProtocolError as exc:
+        session = MatchSession.restore(record.writer_seat, identity, record.entries, read_secret(secret_file))
+    except (LocalProtocolError, RemoteProtocolError) as exc:
         raise ResumeError(f"cannot rebuild the match from {path}: {exc}") from None
     if session.waiting is Waiting.DONE:
         raise ResumeError(f"the match in {path} is over ({session.ended_by}); nothing to resume")
@@ -64,9 +75,12 @@ async def resume_match(
         plan = Reconnect(0, port=port, bind=bind, grace=grace)
         say(f"Resuming as the host: listening on port {port} (entry {len(record.entries)} is our last).")
     result = NetMatchResult(None, path, fingerprint(public_bytes(identity)), fingerprint(session.keys[1 - seat]))
-    writer = RecordWriter.reopen(path, len(record.entries), secret=session.master_secret)
+    writer = RecordWriter.reopen(path, len(session.chain.entries), secret=session.master_secret)
+    player = player_for(seat)
+    if isinstance(player, CatchingUp) and session.match is not None:  # a screen shows the match so far
+        player.caught_up(session.match, session.rules)
     try:
-        result.report = await play_on(None, session, identity, player_for(seat), writer, plan, say)
+        result.report = await play_on(None, session, identity, player, writer, plan, say)
     finally:
         writer.close()
     return result

@@ -48,11 +48,29 @@ class MatchValue:
         self._cache: dict[tuple[int | None, int], float] = {}
         self._payments: dict[tuple[object, ...], int] = {}
 
+    @property
+    def rounds_after(self) -> int:
+        """Rounds still to play after this one (0: this is the last)."""
+        return self._rounds_after
+
+    def points(self, outcome: RoundOutcome) -> int:
+        """What ``outcome`` pays the seat: its payment if the seat won, minus it if the other seat did."""
+        winner = outcome.winner
+        if winner is None:
+            return 0
+        payment = self._payment(outcome)
+        return payment if winner == self._context.seat else -payment
+
     def of_outcome(self, outcome: RoundOutcome) -> float:
         """The match chance after ``outcome``, a finished round of this match."""
         winner = outcome.winner
         if winner is None:
             return self.of_payment(None, 0)
+        return self.of_payment(winner, self._payment(outcome))
+
+    def _payment(self, outcome: RoundOutcome) -> int:
+        winner = outcome.winner
+        assert winner is not None
         # The search meets the same few results over and over: count each one once.
         key = (winner, outcome.kind, outcome.calls, outcome.bonus, *((y.yaku, y.points) for y in outcome.yaku))
         payment = self._payments.get(key)
@@ -61,7 +79,7 @@ class MatchValue:
             score = outcome.score(self._context.rules, loser_points)
             assert score is not None
             payment = self._payments[key] = score.payment
-        return self.of_payment(winner, payment)
+        return payment
 
     def of_payment(self, winner: int | None, payment: int) -> float:
         """The match chance when ``winner`` (None: nobody) is paid ``payment`` points this round."""

@@ -10,6 +10,11 @@ Shobu are two candidate moves like any other, so the call weighs the pool, the
 rounds left and the other seat's threats (in the rollouts, a threat is a yaku
 the other seat completes) instead of the round's points alone.
 
+The worlds are not quite uniform: the other seat's plays show months it
+probably lacks (:mod:`~p2p_koikoi.bots.inference`), and the guesses of its hand
+lean that way. The rollouts weigh what a discard offers the other seat and play
+a rise by the match when the match decides it (:mod:`~p2p_koikoi.bots.rollout`).
+
 How the playouts are spent:
 
 * every candidate is tried in the same worlds with the same rollout seed
@@ -38,11 +43,12 @@ from dataclasses import dataclass
 from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.bots.determinize import Determinizer
 from p2p_koikoi.bots.heuristics import card_worths
+from p2p_koikoi.bots.inference import lacking_weights
 from p2p_koikoi.bots.match_value import MatchValue
-from p2p_koikoi.bots.rollout import Rollout
+from p2p_koikoi.bots.rollout import MatchDecider, Rollout
 from p2p_koikoi.engine import AnyAction, CallStop, Exchange, IllegalActionError, Phase, Round
 
-__all__ = ["LEVELS", "Level", "StrongAgent"]
+__all__ = ["LEVELS", "Level", "MoveValue", "StrongAgent", "evaluate"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +65,20 @@ class Level:
 LEVELS: dict[str, Level] = {
     "easy": Level("easy", 200, 0.5),
     "normal": Level("normal", 800, 0.5),
+    "expert": Level("expert", 2000, 1.0),
     "hard": Level("hard", 4000, 3.0),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class MoveValue:
+    """What the search found for one move: the match chance, the round's points and how often the round was won."""
+
+    action: AnyAction
+    chance: float  # mean estimated chance of winning the match after this move
+    points: float  # mean points the round paid this seat (negative when the other seat was paid)
+    round_won: float  # share of the playouts in which this seat won the round
+    playouts: int
 
 
 class StrongAgent:
@@ -80,7 +98,23 @@ class StrongAgent:
             # Nobody has seen either hand yet: swapping changes nothing a seat can know.
             return Exchange(False) if Exchange(False) in legal else legal[0]
         seed = self._rng.getrandbits(64)
-        return _Search(view, legal, context, self.level, self._epsilon, seed, self).best()
+        search = _Search(view, legal, context, self.level, self._epsilon, seed)
+        best = search.best()
+        self.capped += search.capped
+        return best
+
+
+def evaluate(
+    view: Round, legal: list[AnyAction], context: MatchContext, level: Level, seed: int, *, prune: bool = True
+) -> list[MoveValue]:
+    """Every move of ``legal`` with what the search found for it, best first (the coach's view of a decision).
+
+    ``prune=False`` gives every move the same playouts (a fair comparison of
+    any two moves, as a review needs); otherwise the search halves as it plays.
+    """
+    search = _Search(view, legal, context, level, 0.1, seed)
+    search.best(prune=prune)
+    return search.values()
 
 
 class _Search:
@@ -94,28 +128,31 @@ class _Search:
         level: Level,
         epsilon: float,
         seed: int,
-        agent: StrongAgent,
     ) -> None:
         seat = context.seat
         self.view = view
         self.legal = legal
         self.seat = seat
         self.level = level
-        self.agent = agent
+        self.capped = 0
         self.rng = random.Random(seed)
-        self.determinizer = Determinizer(view, seat)
+        self.determinizer = Determinizer(view, seat, lacking_weights(view, seat))
         self.value = MatchValue(context)
         mine, theirs = view.captures[seat], view.captures[1 - seat]
         worths = [card_worths(view.rules, mine, theirs), card_worths(view.rules, theirs, mine)]
         if seat == 1:
             worths.reverse()
-        self.rollout = Rollout((worths[0], worths[1]), view.rules.gaji, epsilon)
+        decider = MatchDecider(self.value, seat)
+        self.rollout = Rollout((worths[0], worths[1]), view.rules.gaji, epsilon, decider)
         self.totals = [0.0] * len(legal)
+        self.points = [0] * len(legal)
+        self.won = [0] * len(legal)
         self.counts = [0] * len(legal)
+        self.alive = list(range(len(legal)))  # the moves still in the running (the halving drops the rest)
 
-    def best(self) -> AnyAction:
-        alive = list(range(len(self.legal)))
-        stages = max(1, math.ceil(math.log2(len(alive))))
+    def best(self, *, prune: bool = True) -> AnyAction:
+        alive = self.alive
+        stages = max(1, math.ceil(math.log2(len(alive)))) if prune else 1
         deadline = time.perf_counter() + self.level.time_cap
         for stage in range(stages):
             worlds = max(1, self.level.playouts // (stages * len(alive)))
@@ -125,12 +162,26 @@ class _Search:
                 for i in alive:
                     self._try(i, hand, stock, world_seed)
                 if time.perf_counter() > deadline:
-                    self.agent.capped += 1
+                    self.capped = 1
                     return self.legal[max(alive, key=self._rank)]
             if stage < stages - 1:
                 alive.sort(key=self._rank, reverse=True)
-                alive = sorted(alive[: max(2, (len(alive) + 1) // 2)])
+                alive = self.alive = sorted(alive[: max(2, (len(alive) + 1) // 2)])
         return self.legal[max(alive, key=self._rank)]
+
+    def values(self) -> list[MoveValue]:
+        """Each move's findings, best first: the moves that lasted the halving, then the others, each by rank."""
+        order = sorted(range(len(self.legal)), key=lambda i: (i in self.alive, self._rank(i)), reverse=True)
+        return [
+            MoveValue(
+                self.legal[i],
+                self.totals[i] / n if (n := self.counts[i]) else 0.0,
+                self.points[i] / n if n else 0.0,
+                self.won[i] / n if n else 0.0,
+                n,
+            )
+            for i in order
+        ]
 
     def _rank(self, i: int) -> tuple[float, bool]:
         """A move's mean match chance; on a tie a Shobu wins, since a sure result beats an equal gamble."""
@@ -146,4 +197,6 @@ class _Search:
             return  # a Gaji pick this world's other hand refuses (Hiki): the move is not there to play
         outcome = self.rollout.play(world, stock, random.Random(rollout_seed))
         self.totals[i] += self.value.of_outcome(outcome)
+        self.points[i] += self.value.points(outcome)
+        self.won[i] += outcome.winner == self.seat
         self.counts[i] += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
 import sys
 from collections.abc import Callable
@@ -9,7 +10,7 @@ from typing import Annotated, ParamSpec, TypeVar
 
 import typer
 
-from p2p_koikoi.engine import EngineError, RuleSet, preset
+from p2p_koikoi.engine import PRESETS, EngineError, RuleSet, preset
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -24,6 +25,12 @@ SetOption = Annotated[
 
 
 def build_rules(name: str, overrides: list[str] | None) -> RuleSet:
+    """The preset with the overrides; a misspelt preset fails with the closest name to try."""
+    known = {key.lower() for key in PRESETS}
+    if name.strip().lower() not in known:
+        close = difflib.get_close_matches(name.strip().lower(), sorted(known), n=1, cutoff=0.5)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise fail(f"unknown rule preset {name!r}{hint}; choose one of {', '.join(PRESETS)}")
     return preset(name).with_overrides(overrides or [])
 
 

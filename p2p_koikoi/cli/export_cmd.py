@@ -12,16 +12,20 @@ from p2p_koikoi.cli.common import fail, one_line_errors
 
 @one_line_errors
 def export(
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="A record (or a transcript to normalise).")],
+    file: Annotated[
+        Path,
+        typer.Argument(metavar="FILE", help="A record (or a transcript to normalise); `last` or a list number."),
+    ],
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the transcript here (default: standard output).")
     ] = None,
 ) -> None:
     """Write a match as a transcript: the deal, every turn and every count in words, as JSON."""
+    from p2p_koikoi.app.listing import resolve_record
     from p2p_koikoi.app.records import InputError, export_file
 
     try:
-        result = export_file(file)
+        result = export_file(resolve_record(file))
     except InputError as exc:
         raise fail(str(exc)) from None
     text = result.render_json()

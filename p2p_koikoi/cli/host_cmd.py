@@ -28,6 +28,15 @@ def host(
     replay_dir: ReplayDirOption = None,
     quiet: QuietOption = False,
     lan: Annotated[bool, typer.Option("--lan", help="Announce the game on the LAN (mDNS/DNS-SD).")] = False,
+    guest: Annotated[
+        str | None, typer.Option(metavar="FINGERPRINT", help="Admit only the guest whose key has this fingerprint.")
+    ] = None,
+    invite_only: Annotated[
+        bool, typer.Option("--invite-only", help="Admit only guests who join with this run's invite code.")
+    ] = False,
+    upnp: Annotated[
+        bool, typer.Option("--upnp/--no-upnp", help="Ask the router to forward the port (UPnP IGD, NAT-PMP).")
+    ] = True,
     plain: PlainOption = False,
 ) -> None:
     """Host a match: listen for one opponent on IPv4 and IPv6, then play."""
@@ -35,6 +44,7 @@ def host(
 
     from p2p_koikoi.app.netplay import HostOptions, host_match
     from p2p_koikoi.net.framed import ConnectionLost
+    from p2p_koikoi.net.invite import InviteError, parse_fingerprint
 
     rules = build_rules(rules_name, overrides)
     if rounds is not None:
@@ -50,7 +60,11 @@ def host(
 
     confirm = seat_player.confirm
 
-    options = HostOptions(rules, port, bind, turn_limit, replay_dir, lan)
+    try:
+        expected = parse_fingerprint(guest) if guest is not None else None
+    except InviteError as exc:
+        raise fail(f"--guest: {exc}") from None
+    options = HostOptions(rules, port, bind, turn_limit, replay_dir, lan, expected, invite_only, upnp=upnp)
     try:
         if agent is None and use_table(plain):
             from p2p_koikoi.ui.terminal import run_at_table

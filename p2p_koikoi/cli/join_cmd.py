@@ -1,4 +1,4 @@
-"""``koikoi join HOST[:PORT]``: dial a host and play a match as seat 1."""
+"""``koikoi join CODE`` or ``koikoi join HOST[:PORT]``: dial a host and play a match as seat 1."""
 
 from __future__ import annotations
 
@@ -12,13 +12,20 @@ from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 
 if TYPE_CHECKING:
-    pass
+    from pathlib import Path
+
+    from p2p_koikoi.app.netplay import JoinOptions
+    from p2p_koikoi.net.lan import LanGame
 
 
 @one_line_errors
 def join(
     address: Annotated[
-        str | None, typer.Argument(metavar="[HOST[:PORT]]", help="The host: name, IPv4, or [IPv6]:port.")
+        str | None,
+        typer.Argument(
+            metavar="[CODE|HOST[:PORT]]",
+            help="The invite code koikoi host printed (kk1:...), or the host: name, IPv4, or [IPv6]:port.",
+        ),
     ] = None,
     bot: BotOption = None,
     seed: SeedOption = None,
@@ -34,29 +41,26 @@ def join(
     """Join a hosted match; shows the host's rules and asks before playing."""
     import trio
 
-    from p2p_koikoi.app.netplay import JoinOptions, join_match
+    from p2p_koikoi.app.netplay import join_match
     from p2p_koikoi.net.framed import ConnectionLost
-    from p2p_koikoi.net.tcp import parse_address
     from p2p_koikoi.wire import RemoteProtocolError
 
     seat_player = Seat(bot, seed, quiet, assume_yes=yes)
     agent, say = seat_player.agent, seat_player.say
     if address is None:
         if not lan:
-            raise fail("give the host as HOST[:PORT], or --lan to look for games on the LAN")
-        address = trio.run(pick_lan_game, say, bot is not None or yes)
-        if address is None:
-            raise fail("no game found on the LAN; ask the host for its address", 1)
-    try:
-        target = parse_address(address)
-    except ValueError as exc:
-        raise fail(f"bad address: {exc}") from None
+            raise fail("give the invite code (kk1:...) or the host as HOST[:PORT], or --lan to look on the LAN")
+        game = trio.run(pick_lan_game, say, bot is not None or yes)
+        if game is None:
+            raise fail("no game found on the LAN; ask the host for its invite code", 1)
+        options = lan_options(game, replay_dir, timeout)
+    else:
+        options = target_options(address, replay_dir, timeout)
 
     player_for = seat_player.player_for
 
     confirm = seat_player.confirm
 
-    options = JoinOptions(target, replay_dir, timeout)
     try:
         if agent is None and use_table(plain):
             from p2p_koikoi.ui.terminal import run_at_table
@@ -78,8 +82,34 @@ def join(
     raise typer.Exit(print_result(result))
 
 
-async def pick_lan_game(say: Callable[[str], None], take_first: bool) -> str | None:
-    """List the LAN's games and return the chosen one's address (the first when ``take_first``)."""
+def target_options(text: str, replay_dir: Path | None, timeout: float) -> JoinOptions:
+    """An invite code, or a single address, as what to dial."""
+    from p2p_koikoi.app.netplay import JoinOptions
+    from p2p_koikoi.net.invite import PREFIX, Invite, InviteError
+    from p2p_koikoi.net.tcp import parse_address
+
+    if text.strip().lower().startswith(PREFIX):
+        try:
+            return JoinOptions.from_invite(Invite.parse(text), replay_dir, timeout)
+        except InviteError as exc:
+            raise fail(f"bad invite code: {exc}") from None
+    try:
+        return JoinOptions((parse_address(text),), replay_dir, timeout)
+    except ValueError as exc:
+        raise fail(f"bad address: {exc}") from None
+
+
+def lan_options(game: LanGame, replay_dir: Path | None, timeout: float) -> JoinOptions:
+    """Every address the game was announced at; the announced fingerprint is checked after the greeting."""
+    from p2p_koikoi.app.netplay import JoinOptions
+    from p2p_koikoi.net.tcp import Address
+
+    addresses = tuple(Address(host, game.port) for host in game.addresses)
+    return JoinOptions(addresses, replay_dir, timeout, announced=game.fingerprint or None)
+
+
+async def pick_lan_game(say: Callable[[str], None], take_first: bool) -> LanGame | None:
+    """List the LAN's games and return the chosen one (the first when ``take_first``)."""
     import trio
 
     from p2p_koikoi.app.netplay import find_lan_games
@@ -89,12 +119,12 @@ async def pick_lan_game(say: Callable[[str], None], take_first: bool) -> str | N
     if not games:
         return None
     for number, game in enumerate(games, 1):
-        say(f"  {number}. {game.rules}  fingerprint {game.fingerprint}  at {', '.join(game.addresses)}:{game.port}")
+        where = ", ".join(str(Address(host, game.port)) for host in game.addresses)
+        say(f"  {number}. {game.rules}  fingerprint {game.fingerprint}  at {where}")
     choice = 1
     if not take_first and len(games) > 1:
         text = await trio.to_thread.run_sync(input, f"Join which game [1-{len(games)}]? ")
         if not text.strip().isdigit() or not 1 <= int(text) <= len(games):
             return None
         choice = int(text)
-    game = games[choice - 1]
-    return str(Address(game.addresses[0], game.port))
+    return games[choice - 1]

@@ -1,6 +1,13 @@
-"""The ``koikoi`` command: wires the commands, each of which lives in a module of its own."""
+"""The ``koikoi`` command: wires the commands, each of which lives in a module of its own.
+
+A mistake on the command line (an unknown option, a bad value) is one line on stderr, ``koikoi:``
+and what was wrong and where to look, with exit code 2, as every other error of ours is."""
 
 from __future__ import annotations
+
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from typing import Annotated
 
 import typer
 
@@ -10,6 +17,7 @@ from p2p_koikoi.cli import (
     host_cmd,
     id_cmd,
     join_cmd,
+    list_cmd,
     play_cmd,
     replay_cmd,
     resume_cmd,
@@ -22,9 +30,30 @@ app = typer.Typer(
     name="koikoi",
     help="Koi-Koi (hanafuda) for two people over a direct, trustless connection.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
+
+
+def _version(shown: bool) -> None:
+    if shown:
+        try:
+            typer.echo(f"koikoi {version('p2p-koikoi')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            typer.echo("koikoi (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Koi-Koi (hanafuda) for two people over a direct, trustless connection."""
+
+
 app.command("play")(play_cmd.play)
 app.command("rules")(rules_cmd.rules)
 app.command("score")(score_cmd.score)
@@ -32,6 +61,7 @@ app.command("host")(host_cmd.host)
 app.command("join")(join_cmd.join)
 app.command("id")(id_cmd.id_)
 app.command("resume")(resume_cmd.resume)
+app.command("list")(list_cmd.list_)
 app.command("arena")(arena_cmd.arena)
 app.command("verify")(verify_cmd.verify)
 app.command("replay")(replay_cmd.replay)
@@ -39,4 +69,18 @@ app.command("export")(export_cmd.export)
 
 
 def main() -> None:
-    app()
+    try:
+        code = app(standalone_mode=False)
+    except typer.TyperException as exc:  # the parser's: a usage error, or no command given
+        show = getattr(exc, "show", None)
+        if type(exc).__name__ == "NoArgsIsHelpError" and show is not None:
+            show()
+            sys.exit(2)
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        context = getattr(exc, "ctx", None)
+        where = context.command_path if context is not None else "koikoi"
+        print(f"koikoi: {message.rstrip('.')} (see `{where} --help`)", file=sys.stderr)
+        sys.exit(getattr(exc, "exit_code", 2))
+    except typer.Abort:
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from p2p_koikoi.app.closing import record_lines
 from p2p_koikoi.cli.common import fail
 
 if TYPE_CHECKING:
@@ -31,9 +32,8 @@ def print_result(result: NetMatchResult) -> int:
         typer.echo(note, err=True)
     if report is None:
         return 1
-    if result.record is not None:
-        typer.echo(f"Record saved: {result.record}")
-        typer.echo(f"Check it with: koikoi verify {result.record}")
+    for line in record_lines(result.record, finished=report.ended_by == "match-over"):
+        typer.echo(line)
     typer.echo(f"Sent {report.bytes_sent} bytes, received {report.bytes_received}, {report.entries} entries.")
     if report.ended_by == "match-over":
         return 0

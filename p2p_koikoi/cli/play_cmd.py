@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from p2p_koikoi.app.closing import record_lines
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
 from p2p_koikoi.cli.netopts import print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
+
+if TYPE_CHECKING:
+    from p2p_koikoi.app.netplay import NetMatchResult
+    from p2p_koikoi.app.practice import PracticeOptions
 
 
 @one_line_errors
@@ -25,7 +32,6 @@ def play(
     """Practice against the built-in bot, a second peer over loopback TCP through the full protocol."""
     import trio
 
-    from p2p_koikoi.app.plain_player import PlainPlayer, stdout_write
     from p2p_koikoi.app.practice import PracticeOptions, practice_match
     from p2p_koikoi.bots.registry import UnknownBotError, make_agent
 
@@ -37,18 +43,56 @@ def play(
     except UnknownBotError as exc:
         raise fail(str(exc)) from None
     options = PracticeOptions(rules, bot, seed)
+    started = time.time()
     try:
         if use_table(plain):
             from p2p_koikoi.ui.terminal import run_at_table
 
             at_table = run_at_table(
-                lambda table: practice_match(options, table, table.say), names=("You", "Bot"), rules=rules
+                lambda table: practice_match(options, table, table.say),
+                names=("You", "Bot"),
+                rules=rules,
+                rematch=True,
             )
             if at_table is None:
                 raise fail("you left before the match began", 1)
             result = at_table
         else:
-            result = trio.run(practice_match, options, PlainPlayer(0, write=stdout_write), stdout_write)
+            result = trio.run(_plain_matches, options)
     except KeyboardInterrupt:
-        raise fail("interrupted", 130) from None
+        for line in record_lines(_written_since(started), finished=False):
+            typer.echo(line, err=True)
+        raise fail("interrupted: a practice match cannot be taken up again", 130) from None
     raise typer.Exit(print_result(result))
+
+
+def _written_since(started: float) -> Path | None:
+    """The record this run was writing when it was cut short (the newest one touched since it started)."""
+    from p2p_koikoi.app.listing import recent_records
+
+    for path in recent_records():
+        try:
+            if path.stat().st_mtime >= started - 1:
+                return path
+        except OSError:
+            continue
+    return None
+
+
+async def _plain_matches(options: PracticeOptions) -> NetMatchResult:
+    """Practice in plain lines; after a match played out, ``r`` plays another under the same rules."""
+    from p2p_koikoi.app.plain_input import LineInput
+    from p2p_koikoi.app.plain_player import PlainPlayer, stdout_write
+    from p2p_koikoi.app.practice import practice_match
+
+    lines = LineInput()
+    while True:
+        player = PlainPlayer(0, write=stdout_write, them="Bot", lines=lines)
+        result = await practice_match(options, player, stdout_write)
+        if not result.ok:
+            return result
+        answer = await lines.ask("Another match under the same rules? [r: yes, Enter: leave] ")
+        if answer is None or answer.strip().lower() not in ("r", "y", "yes"):
+            return result
+        for line in record_lines(result.record, finished=True):
+            stdout_write(line)

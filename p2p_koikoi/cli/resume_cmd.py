@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
+from p2p_koikoi.app.closing import record_lines
 from p2p_koikoi.cli.common import fail, one_line_errors
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 
-if TYPE_CHECKING:
-    pass
-
 
 @one_line_errors
 def resume(
-    file: Annotated[Path, typer.Argument(help="Our record of the match (as `koikoi host/join` saved it).")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE", help="Our record of the match (as `koikoi host/join` saved it); `last` or a list number."
+        ),
+    ],
     address: Annotated[
         str | None, typer.Argument(metavar="[ADDRESS]", help="The host's address if it changed (guest); a port (host).")
     ] = None,
@@ -38,6 +41,13 @@ def resume(
 
     seat_player = Seat(bot, seed, quiet)
     agent, say, player_for = seat_player.agent, seat_player.say, seat_player.player_for
+    from p2p_koikoi.app.listing import resolve_record
+    from p2p_koikoi.app.records import InputError
+
+    try:
+        file = resolve_record(file)
+    except InputError as exc:
+        raise fail(str(exc)) from None
     try:
         target = None
         if address is not None:
@@ -68,5 +78,7 @@ def resume(
     except RemoteProtocolError as exc:
         raise fail(f"the opponent broke the protocol while resuming: {exc}", 1) from None
     except KeyboardInterrupt:
+        for line in record_lines(file, finished=False):
+            typer.echo(line, err=True)
         raise fail("interrupted", 130) from None
     raise typer.Exit(print_result(result))

@@ -13,27 +13,38 @@ from p2p_koikoi.cli.common import fail, one_line_errors
 
 @one_line_errors
 def verify(
-    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Records, transcripts, or folders of them.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the reports as JSON.")] = False,
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE...", help="Records, transcripts, or folders of them; `last` or numbers from `koikoi list`."
+        ),
+    ],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the reports as a JSON list, one object per file (errors too).")
+    ] = False,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes to use (default: every core).")] = None,
 ) -> None:
     """Audit matches, trusting nothing in the file: signatures, the chain, every deal, move and count."""
     from rich.console import Console
     from rich.progress import Progress
 
+    from p2p_koikoi.app.listing import resolve_record
     from p2p_koikoi.app.records import InputError, expand_paths, verify_paths
-    from p2p_koikoi.ui.verify_view import render_json, render_text
+    from p2p_koikoi.ui.verify_view import error_json, render_json, render_text
 
     try:
+        files = [resolve_record(f) for f in files]
         count = len(expand_paths(files))
         console = Console(stderr=True)
         with Progress(console=console, transient=True, disable=count < 2 or not console.is_terminal) as progress:
             task = progress.add_task("Verifying", total=count)
             reports = verify_paths(files, jobs, on_done=lambda _: progress.advance(task))
     except InputError as exc:
+        if as_json:
+            typer.echo(error_json(str(exc)))
         raise fail(str(exc)) from None
     if as_json:
-        typer.echo(render_json(reports, single=len(files) == 1 and count == 1))
+        typer.echo(render_json(reports))
     else:
         for report in reports:
             for line in render_text(report):

@@ -28,6 +28,7 @@ from p2p_koikoi.engine.cards import (
     mask_of,
     parse_cards,
 )
+from p2p_koikoi.engine.context import MatchContext
 from p2p_koikoi.engine.deal import Deal, DealPattern, deal_layout
 from p2p_koikoi.engine.errors import (
     CardParseError,
@@ -70,6 +71,7 @@ __all__ = [
     "IllegalActionError",
     "Kind",
     "Match",
+    "MatchContext",
     "MatchOutcome",
     "MatchPhase",
     "Month",

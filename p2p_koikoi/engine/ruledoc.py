@@ -9,10 +9,14 @@ keeps the file in step with the code.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from p2p_koikoi.engine.rules import PRESETS, RuleSet
+from p2p_koikoi.engine.cards import Card, Kind, Role
+from p2p_koikoi.engine.rules import PRESETS, AkatanAotan, RuleSet
+from p2p_koikoi.engine.yaku import HAND_YAKU_POINTS, Yaku, YakuTable
 
-__all__ = ["OPTIONS", "READINGS", "describe", "markdown"]
+__all__ = ["OPTIONS", "READINGS", "YakuRow", "describe", "markdown", "yaku_rows", "yaku_table_lines"]
 
 # name -> (what it decides, {value: what that value means})
 OPTIONS: dict[str, tuple[str, dict[str, str]]] = {
@@ -46,7 +50,7 @@ OPTIONS: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
     "decision-on": (
-        "What offers Koi-Koi or Shobu at the end of a turn.",
+        "What offers Koi-Koi or Shōbu at the end of a turn.",
         {
             "rise": "the player's yaku total is higher than at its last decision (a new yaku or a +1 card)",
             "new-yaku": "the player holds a yaku it did not hold at its last decision",
@@ -71,18 +75,18 @@ OPTIONS: dict[str, tuple[str, dict[str, str]]] = {
     "dealer-bonus": ("Points the dealer scores under exhausted=dealer-bonus.", {}),
     "sake-as-plain": ("Whether the sake cup also counts as a plain for Kasu.", {}),
     "viewing-yaku": ("Whether Hanami and Tsukimi (Flower and Moon Viewing) count.", {}),
-    "rain-in-sanko": ("Whether three lights including the rain man make Sanko.", {}),
-    "tane-void-with-inoshikacho": ("Whether Tane is void once Inoshikacho is made.", {}),
-    "tan-void-with-akatan-aotan": ("Whether Tan is void once Akatan, Aotan or Chofuku is made.", {}),
+    "rain-in-sanko": ("Whether three lights including the rain man make Sankō.", {}),
+    "tane-void-with-inoshikacho": ("Whether Tane is void once Inoshikachō is made.", {}),
+    "tan-void-with-akatan-aotan": ("Whether Tan is void once Akatan, Aotan or Chōfuku is made.", {}),
     "akatan-aotan": (
         "How the three poem ribbons and the three blue ribbons combine.",
         {
-            "chofuku": "both sets score Chofuku (10) in place of Akatan and Aotan",
+            "chofuku": "both sets score Chōfuku (10) in place of Akatan and Aotan",
             "both": "Akatan and Aotan simply add up",
             "triad": "Akatan and Aotan add up, plus the Triad (+3)",
         },
     ),
-    "set-extras": ("Whether Inoshikacho, Akatan, Aotan and Chofuku score +1 for each further card of their kind.", {}),
+    "set-extras": ("Whether Inoshikachō, Akatan, Aotan and Chōfuku score +1 for each further card of their kind.", {}),
     "hand-yaku": ("Whether Teshi and Kuttsuki in the dealt hand score 6 and end the round.", {}),
     "both-hand-yaku": (
         "What happens when both players are dealt a hand yaku.",
@@ -251,7 +255,7 @@ READINGS: dict[str, list[tuple[str, str, str]]] = {
         ),
         (
             "akatan-aotan, yaku points",
-            "both, with the yaku points of 000's table.",
+            "both, with the yaku points of 000's table (GAME.md, Yaku, lists them by preset).",
             "003 gives no points; 'Every other yaku stacks', so there is no Chofuku.",
         ),
         (
@@ -271,9 +275,92 @@ READINGS: dict[str, list[tuple[str, str, str]]] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class YakuRow:
+    """One yaku under a rule set: the cards that make it, its points, and what each further card adds."""
+
+    yaku: Yaku
+    cards: str
+    points: int
+    extra: str = ""
+
+
+def _cards(kind: Kind | None = None, role: Role | None = None) -> list[Card]:
+    return [c for c in Card if (kind is None or c.kind is kind) and (role is None or c.role is role)]
+
+
+_LIGHTS = _cards(Kind.BRIGHT)
+_DRY = [c for c in _LIGHTS if c is not Card.WILLOW_RAIN]
+_INO = [Card.CLOVER_BOAR, Card.MAPLE_DEER, Card.PEONY_BUTTERFLIES]
+_ANIMALS = [c for c in _cards(Kind.ANIMAL) if c not in _INO]  # none of them completes Inoshikacho
+_POEM = _cards(role=Role.POEM_RIBBON)
+_BLUE = _cards(role=Role.BLUE_RIBBON)
+_RIBBONS = _cards(Kind.RIBBON, Role.NONE)
+_PLAINS = _cards(Kind.PLAIN)
+
+
+class _Rows:
+    """Builds :class:`YakuRow` s by asking the engine's :class:`YakuTable` what a pile scores."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.table = YakuTable(rules)
+        self.rows: list[YakuRow] = []
+
+    def points(self, yaku: Yaku, cards: Sequence[Card]) -> int:
+        return next(y.points for y in self.table.score(sum(c.bit for c in cards)) if y.yaku is yaku)
+
+    def add(self, yaku: Yaku, words: str, cards: Sequence[Card], more: Card | None = None, each: str = "") -> None:
+        base = self.points(yaku, cards)
+        extra = ""
+        if more is not None and self.points(yaku, [*cards, more]) > base:
+            extra = f"+{self.points(yaku, [*cards, more]) - base} for each further {each}"
+        self.rows.append(YakuRow(yaku, words, base, extra))
+
+
+def yaku_rows(rules: RuleSet) -> list[YakuRow]:
+    """The yaku table of ``rules``, its points computed by the engine's own :class:`YakuTable` on the
+    smallest pile that makes each yaku (and one card more, for the extras), so it cannot drift."""
+    r = _Rows(rules)
+    r.add(Yaku.GOKO, "all five Lights", _LIGHTS)
+    r.add(Yaku.SHIKO, "four Lights, not the Rain man", _DRY[:4])
+    r.add(Yaku.AME_SHIKO, "four Lights with the Rain man", [Card.WILLOW_RAIN, *_DRY[:3]])
+    sanko = "any three Lights" if rules.rain_in_sanko else "three Lights, not the Rain man (he does not count)"
+    r.add(Yaku.SANKO, sanko, _DRY[:3])
+    if rules.viewing_yaku:
+        sake = Card.CHRYSANTHEMUM_SAKE
+        r.add(Yaku.HANAMI, "Cherry curtain and Chrysanthemum sake cup", [Card.CHERRY_CURTAIN, sake])
+        r.add(Yaku.TSUKIMI, "Pampas moon and Chrysanthemum sake cup", [Card.PAMPAS_MOON, sake])
+    r.add(Yaku.INOSHIKACHO, "Clover boar, Maple deer, Peony butterflies", _INO, _ANIMALS[0], "Animal")
+    if rules.akatan_aotan is AkatanAotan.CHOFUKU:
+        r.add(Yaku.AKATAN_AOTAN, "the three poem and the three blue ribbons", _POEM + _BLUE, _RIBBONS[0], "Ribbon")
+    r.add(Yaku.AKATAN, "the three red poem ribbons (Pine, Plum, Cherry)", _POEM, _RIBBONS[0], "Ribbon")
+    r.add(Yaku.AOTAN, "the three blue ribbons (Peony, Chrysanthemum, Maple)", _BLUE, _RIBBONS[0], "Ribbon")
+    if rules.akatan_aotan is AkatanAotan.TRIAD:
+        r.add(Yaku.TRIAD, "both Akatan and Aotan, on top of them", _POEM + _BLUE)
+    void = " (none once Inoshikachō is made)" if rules.tane_void_with_inoshikacho else ""
+    r.add(Yaku.TANE, "five Animals" + void, _ANIMALS[:5], _ANIMALS[5], "Animal")
+    void = " (none once Akatan, Aotan or Chōfuku is made)" if rules.tan_void_with_akatan_aotan else ""
+    r.add(Yaku.TAN, "five Ribbons" + void, [*_RIBBONS, _POEM[0]], _POEM[1], "Ribbon")
+    sake_too = " (the sake cup counts as one)" if rules.sake_as_plain else ""
+    r.add(Yaku.KASU, "ten Plains" + sake_too, _PLAINS[:10], _PLAINS[10], "Plain")
+    if rules.hand_yaku:
+        r.rows.append(YakuRow(Yaku.TESHI, "dealt: all four cards of a month in hand", HAND_YAKU_POINTS))
+        r.rows.append(YakuRow(Yaku.KUTTSUKI, "dealt: four pairs of months in hand", HAND_YAKU_POINTS))
+    return r.rows
+
+
+def yaku_table_lines(rules: RuleSet) -> list[str]:
+    """The yaku table in words, one yaku a line: name, cards, points and extras."""
+    out = []
+    for r in yaku_rows(rules):
+        points = f"{r.points} point{'' if r.points == 1 else 's'}"
+        out.append(f"{r.yaku.display_name}: {r.cards}: {points}" + (f", {r.extra}" if r.extra else "") + ".")
+    return out
+
+
 def describe(rules: RuleSet) -> str:
     """A rule set in words, one option a line."""
-    lines = [f"Rules: {rules.format()}  (fingerprint {rules.fingerprint[:16]})"]
+    lines = [f"Rules: {rules.format()}", f"Rules fingerprint: {rules.fingerprint}"]
     for name, value in rules.options().items():
         what, meanings = OPTIONS[name]
         meaning = meanings.get(value, "")
@@ -293,6 +380,10 @@ def markdown() -> str:
         "A rule set is every option below. Its fingerprint is the SHA-256 (hex) of the UTF-8 text",
         "`koikoi-rules/1\\n` followed by one `name=value\\n` line per option, in the order of this table;",
         "the preset's name is not part of it. Booleans are `on`/`off`.",
+        "",
+        "The rules text (the `match` entry's, and `koikoi rules`'): the preset's name, then `name=value` for each",
+        "option that differs from the preset, in the order of this table, separated by single spaces, such as",
+        "`nintendo rounds=3`. What each option does in play is in [GAME.md](GAME.md#rule-options).",
         "",
         "## Options by preset",
         "",

@@ -3,7 +3,8 @@
 Reading enforces two limits besides the frame size: a frame that has started
 must be complete within ``frame_deadline`` seconds (a peer sending a byte a
 minute is cut off), and :meth:`FramedChannel.receive` takes an optional
-``idle`` deadline for the next whole frame (keepalives reset it).
+``idle`` deadline: seconds with no bytes at all (a keepalive resets it, and so
+does each piece of a large frame still on its way over a slow link).
 """
 
 from __future__ import annotations
@@ -15,13 +16,17 @@ import trio
 from p2p_koikoi.wire import FrameDecoder, encode, parse_frame
 from p2p_koikoi.wire.frames import Frame
 
-__all__ = ["ConnectionLost", "FramedChannel"]
+__all__ = ["ConnectionLost", "FramedChannel", "TimedOut"]
 
 READ_SIZE = 16384
 
 
 class ConnectionLost(Exception):
     """The stream closed, broke, or went silent past a deadline."""
+
+
+class TimedOut(ConnectionLost):
+    """The peer went silent, or too slow, past a deadline (the door counts these apart)."""
 
 
 class FramedChannel:
@@ -32,6 +37,7 @@ class FramedChannel:
         self._frame_deadline = frame_deadline
         self.bytes_sent = 0
         self.bytes_received = 0
+        self.last_received: float | None = None  # the Trio time bytes last arrived
 
     async def send(self, frame: Frame) -> None:
         data = encode(frame)
@@ -45,8 +51,8 @@ class FramedChannel:
     async def receive(self, idle: float = math.inf) -> Frame | None:
         """The next frame, or None at a clean end of stream.
 
-        Raises :class:`RemoteProtocolError` for bad bytes and :class:`ConnectionLost`
-        when nothing whole arrives in time or the stream breaks.
+        Raises :class:`RemoteProtocolError` for bad bytes and :class:`ConnectionLost` when no bytes
+        arrive for ``idle`` seconds, a frame takes longer than the frame deadline, or the stream breaks.
         """
         started: float | None = None
         idle_until = trio.current_time() + idle
@@ -66,10 +72,12 @@ class FramedChannel:
                     raise ConnectionLost(f"the connection broke: {exc}") from None
             if scope.cancelled_caught:
                 if started is not None and trio.current_time() >= started + self._frame_deadline:
-                    raise ConnectionLost(f"a frame took longer than {self._frame_deadline:g} s to arrive")
-                raise ConnectionLost(f"the peer was silent for {idle:g} s")
+                    raise TimedOut(f"a frame took longer than {self._frame_deadline:g} s to arrive")
+                raise TimedOut(f"the peer was silent for {idle:g} s")
             self.bytes_received += len(data)
             self._decoder.receive_data(bytes(data))
+            self.last_received = trio.current_time()
+            idle_until = self.last_received + idle
 
     async def close(self) -> None:
         """Send EOF if the stream can, then close."""

@@ -1,19 +1,26 @@
 """Finding games on the LAN: ``host --lan`` announces over mDNS/DNS-SD, ``join --lan`` browses.
 
 python-zeroconf runs its own threads; we drive its blocking calls from Trio
-through ``trio.to_thread.run_sync``, so the event loop never blocks. The
-announcement carries the host's fingerprint and rules, so the list shows them
-before anyone connects (and the fingerprint is checked again in the greeting).
+through ``trio.to_thread.run_sync``, so the event loop never blocks. Both run
+over IPv4 and IPv6 (mDNS on 224.0.0.251 and ff02::fb), so an IPv6-only LAN
+works too. The announcement carries the host's fingerprint and rules, so the
+list shows them before anyone connects; an announcement proves nothing, so the
+guest compares that fingerprint with the key the greeting proves, and warns
+loudly when they differ. Only addresses a guest can dial are announced: never
+0.0.0.0, ::, loopback or link-local.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import socket
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import trio
+
+if TYPE_CHECKING:
+    from zeroconf import IPVersion
 
 __all__ = ["SERVICE", "LanGame", "announce", "browse"]
 
@@ -44,10 +51,26 @@ class Announcement:
         await trio.to_thread.run_sync(stop)
 
 
+def _ip_version() -> IPVersion:
+    """Both families where this machine has both; only the one it has otherwise (zeroconf fails to
+    start on a family with no interface)."""
+    import ifaddr
+    from zeroconf import IPVersion
+
+    families = {6 if isinstance(ip.ip, tuple) else 4 for adapter in ifaddr.get_adapters() for ip in adapter.ips}
+    if families == {6}:
+        return IPVersion.V6Only
+    if families == {4}:
+        return IPVersion.V4Only
+    return IPVersion.All
+
+
 async def announce(port: int, addresses: list[str], fingerprint: str, rules: str) -> Announcement:
     from zeroconf import ServiceInfo, Zeroconf
 
-    packed = [ipaddress.ip_address(a).packed for a in addresses] or [socket.inet_aton("127.0.0.1")]
+    packed = [ipaddress.ip_address(a).packed for a in addresses if not ipaddress.ip_address(a).is_unspecified]
+    if not packed:
+        raise ValueError("no address to announce on the LAN")
     label = f"koikoi {fingerprint.replace(':', '')[:8]} {int(time.time()) % 100000}"
     info = ServiceInfo(
         SERVICE,
@@ -59,7 +82,7 @@ async def announce(port: int, addresses: list[str], fingerprint: str, rules: str
     )
 
     def start() -> object:
-        zeroconf = Zeroconf()
+        zeroconf = Zeroconf(ip_version=_ip_version())
         zeroconf.register_service(info)
         return zeroconf
 
@@ -72,7 +95,7 @@ async def browse(seconds: float = 2.0) -> list[LanGame]:
     def run() -> list[LanGame]:
         from zeroconf import ServiceBrowser, ServiceStateChange, Zeroconf
 
-        zeroconf = Zeroconf()
+        zeroconf = Zeroconf(ip_version=_ip_version())
         names: list[str] = []
 
         def on_change(zeroconf: object, service_type: str, name: str, state_change: object) -> None:

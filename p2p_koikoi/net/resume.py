@@ -22,6 +22,7 @@ from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.wire import VERSION, Ping, Pong, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.frames import Frame, Resume, ResumeProof
+from p2p_koikoi.wire.keys import check_public_key
 
 __all__ = ["RESUME_DOMAIN", "resume_as_guest", "resume_as_host"]
 
@@ -53,6 +54,9 @@ async def _next(channel: FramedChannel, deadline: float) -> Frame:
 def _check_peer(session: MatchSession, theirs: Resume) -> None:
     if theirs.match_id != session.match_id:
         raise RemoteProtocolError("wrong-match", "the peer resumes another match")
+    problem = check_public_key(theirs.key)
+    if problem is not None:
+        raise RemoteProtocolError("bad-key", f"the peer's identity key {problem}")
     if theirs.key != session.keys[session.peer]:
         raise RemoteProtocolError("wrong-key", "the peer resumes with another key than the match was played with")
 

@@ -1,31 +1,42 @@
 """The peer runner: a :class:`MatchSession` on a :class:`FramedChannel`, with a player and a record.
 
-Three tasks share one nursery:
+One :class:`_Run` holds the state of a run as attributes; its tasks share one nursery:
 
 - the *receiver* reads frames: entries go to the session (and the record),
-  pings get a pong, and silence past ``dead_after`` seconds (or a closed or
-  broken connection) ends the match as the peer's;
-- the *pinger* sends a ping every ``keepalive`` seconds, so an idle but healthy
-  peer is never taken for a dead one;
-- the *driver* sends what the session wrote, tells the player what happened,
-  and asks it for a decision when the session waits for one (within the turn
-  limit, if the match has one). Waiting for the peer, it allows the peer's
-  player its turn limit (plus a grace) and an automatic step ``step_deadline``
-  seconds; past that the peer has forfeited. If the match ends while the
-  player decides (the peer left, or the connection broke), the decision is
-  called off, so a person is told at once instead of after their move.
+  pings get a pong, and a closed or broken connection, or silence past
+  ``dead_after`` seconds, ends the run;
+- the *pinger* sends a ping every ``keepalive`` seconds, so a live peer is heard
+  from (its pongs) even when nobody writes;
+- the *silence watch* tells the player "connection lost, retrying (N s)..." once
+  nothing was heard for ``quiet_after`` seconds, and "back" when frames come again;
+- the *driver* sends what the session wrote, tells the player what happened, and
+  asks it for a decision when the session waits for one. It sleeps on one
+  re-armed :class:`trio.Event` (``wake``), which the receiver, a lost connection
+  and a person's wish to leave set.
+
+Deadlines all come from one :class:`~p2p_koikoi.net.timing.Timing`. Waiting for
+the peer, the driver allows the peer's player the match's decision time limit
+plus a grace, then claims a stall (:meth:`MatchSession.peer_stalled`: the match
+is abandoned by the staller, never our forfeit); an automatic step gets
+``step_deadline`` seconds, then the peer has vanished. Our own player has the
+time limit too: past it, the runner plays the first legal action for it. A
+player whose ``choose`` takes a ``deadline`` keyword (a person's table: it shows
+a countdown, and knows a decision cut at the deadline was the game's) gets the
+Trio time by which it must decide.
+If the match ends while the player decides (the peer left, or the connection
+broke), the decision is called off, so a person is told at once.
 
 A person may leave at any time: the player raises :class:`PlayerQuit` from
 ``choose`` (or ``accept_rules``, which declines), or, while the peer holds the
 floor, sets its ``quit_requested`` event (see :class:`Leaving`). The runner then
-ends the match with :meth:`MatchSession.quit`, whose goodbye forfeits it, tells
-the peer, and goes into the record like any other entry.
+ends the match with :meth:`MatchSession.quit`, whose goodbye forfeits it.
 
-A player that shows the table between its decisions (a person's screen) may
-also implement :class:`Watching`: the runner then hands it the seat's view
-whenever the table it sees has changed, after the events that changed it, so
-it can show the deal and the opponent's turn before it is asked anything.
+A player that shows the table between its decisions may also be
+:class:`Watching`: it is handed the seat's view whenever the table it sees has
+changed, after the events that changed it.
 
+Records go through :class:`~p2p_koikoi.net.record_sync.RecordSync` (a writer
+thread, batched fsync, every entry durable before a secret of ours goes out).
 Whatever happens, the record keeps every entry up to the last good one, and a
 finding (a cheat, a broken connection) is written into it as a note.
 """
@@ -33,21 +44,26 @@ finding (a cheat, a broken connection) is written into it as a note.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import inspect
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, cast, runtime_checkable
 
 import trio
 
-from p2p_koikoi.bots.base import MatchContext
-from p2p_koikoi.engine import AnyAction, Round, RuleSet
+from p2p_koikoi.engine import AnyAction, MatchContext, Round, RuleSet
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
-from p2p_koikoi.record.writer import RecordWriter
+from p2p_koikoi.net.record_sync import RecordFile, RecordSync
+from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
-from p2p_koikoi.wire import Ping, Pong, RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire import Frame, Ping, Pong, RemoteProtocolError, SignedEntry
 
-__all__ = ["Leaving", "MatchReport", "Player", "PlayerQuit", "Watching", "run_match"]
+__all__ = ["Leaving", "MatchReport", "Notice", "Player", "PlayerQuit", "Timing", "Watching", "run_match"]
+
+T = TypeVar("T")
+Notice = Callable[[str], None]
 
 
 class Player(Protocol):
@@ -80,9 +96,29 @@ class Watching(Protocol):
     def see(self, view: Round) -> None: ...
 
 
+class _Countdown(Protocol):
+    """A player's ``choose`` that takes the decision's deadline: the :func:`trio.current_time` by which it
+    must be made. When it passes, ``choose`` is cancelled and the runner plays ``legal[0]``; the move
+    then comes in ``notify`` as usual (the player knows it was the game's: its deadline had passed)."""
+
+    async def __call__(
+        self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
+    ) -> AnyAction: ...
+
+
+def _countdown(player: Player) -> _Countdown | None:
+    """The player's ``choose`` if it takes a ``deadline`` keyword, else None (a bot needs none)."""
+    try:
+        takes = "deadline" in inspect.signature(player.choose).parameters
+    except (TypeError, ValueError):
+        return None
+    return cast(_Countdown, player.choose) if takes else None
+
+
 @dataclass(frozen=True, slots=True)
 class MatchReport:
-    """How a match run ended, for the command to print."""
+    """How a match run ended, for the command to print. ``lost_at`` (a ``disconnected`` run only) is
+    the Trio time bytes last came from the peer: the reconnect grace runs from it."""
 
     ended_by: str
     failure: RemoteProtocolError | None
@@ -90,265 +126,355 @@ class MatchReport:
     bytes_sent: int
     bytes_received: int
     entries: int
+    lost_at: float | None = None
 
 
 async def run_match(
     channel: FramedChannel,
     session: MatchSession,
     player: Player,
-    record: RecordWriter | None = None,
+    record: RecordFile | None = None,
     *,
-    keepalive: float = 5.0,
-    dead_after: float = 20.0,
-    step_deadline: float = 60.0,
+    timing: Timing | None = None,
     reconnect: bool = False,
+    notice: Notice | None = None,
+    floor: FloorClock | None = None,
+    keepalive: float | None = None,
+    dead_after: float | None = None,
+    step_deadline: float | None = None,
 ) -> MatchReport:
     """Play until the match ends, or, with ``reconnect``, until the connection is lost: then the
-    report says ``disconnected`` and the session is left as it was, to be resumed."""
-    wake_send, wake_receive = trio.open_memory_channel[None](math.inf)
-    lost: list[str] = []
+    report says ``disconnected`` and the session is left as it was, to be resumed.
 
-    def connection_lost(text: str) -> None:
-        lost.append(text)
-        if not reconnect:
-            session.peer_vanished(text)
-        wake()
+    ``timing`` defaults to :data:`~p2p_koikoi.net.timing.RECONNECTING` with ``reconnect``, else to
+    :class:`Timing` (``keepalive``, ``dead_after`` and ``step_deadline`` override one figure each).
+    ``notice`` gets the lines about the connection ("connection lost, retrying (58 s)...", "back").
+    ``floor`` carries the time the peer held the floor over from an earlier connection of the match.
+    """
+    base = timing if timing is not None else RECONNECTING if reconnect else Timing()
+    given = {"keepalive": keepalive, "dead_after": dead_after, "step_deadline": step_deadline}
+    chosen = dataclasses.replace(base, **{k: v for k, v in given.items() if v is not None})
+    async with RecordSync.open(record) as records:
+        run = _Run(channel, session, player, records, chosen, reconnect, notice, floor or FloorClock())
+        await run.play()
+    await run.close()
+    return run.report()
 
-    quit_requested = player.quit_requested if isinstance(player, Leaving) else None
-    choosing: list[trio.CancelScope] = []  # the player's decision in progress, if any
 
-    def wake() -> None:
+class _Run:
+    """One run of a match over one connection (see the module docstring)."""
+
+    def __init__(
+        self,
+        channel: FramedChannel,
+        session: MatchSession,
+        player: Player,
+        records: RecordSync,
+        timing: Timing,
+        reconnect: bool,
+        notice: Notice | None,
+        floor: FloorClock,
+    ) -> None:
+        self.channel = channel
+        self.session = session
+        self.player = player
+        self.records = records
+        self.timing = timing
+        self.reconnect = reconnect
+        self.notice: Notice = notice if notice is not None else _quiet
+        self.wake = trio.Event()  # re-armed by the driver before each look at the session
+        self.lost: str | None = None  # why the connection is gone
+        self.choosing: trio.CancelScope | None = None  # the player's decision in progress
+        self.started = trio.current_time()
+        self.silent = False  # the silence was announced
+        self.back = trio.Event()  # set when a frame ends an announced silence
+        self.floor = floor  # how long the peer has held the floor
+        self.shown: object = None  # what a watching player last saw
+        self.quit_requested = player.quit_requested if isinstance(player, Leaving) else None
+        self.countdown = _countdown(player)
+
+    async def play(self) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.receiver)
+            nursery.start_soon(self.pinger)
+            nursery.start_soon(self.silence_watch)
+            if self.quit_requested is not None:
+                nursery.start_soon(self.quit_watch, self.quit_requested)
+            await self.driver()
+            await self.flush()
+            nursery.cancel_scope.cancel()
+        self.floor.pause()
+        await self.player.notify(self.session.take_events())
+        self.records.push(self.session.chain.entries)
+
+    async def close(self) -> None:
+        """After a graceful end, our EOF, then read (and drop) what the peer still sends until its EOF,
+        for up to ``linger`` seconds; then close. A lost connection is closed at once."""
+        if self.lost is None and self.session.waiting is Waiting.DONE:
+            with trio.move_on_after(self.timing.linger), contextlib.suppress(*_CLOSING):
+                stream = self.channel.stream
+                if isinstance(stream, trio.abc.HalfCloseableStream):
+                    await stream.send_eof()
+                while await self.channel.receive() is not None:
+                    pass
+        await self.channel.close()
+
+    def report(self) -> MatchReport:
+        session = self.session
+        failure = session.failure
+        disconnected = self.lost is not None and self.reconnect and session.waiting is not Waiting.DONE
+        return MatchReport(
+            ended_by="disconnected" if disconnected else session.ended_by or "unknown",
+            failure=failure,
+            text=str(failure) if failure else session.end_text or (self.lost or ""),
+            bytes_sent=self.channel.bytes_sent,
+            bytes_received=self.channel.bytes_received,
+            entries=len(session.chain.entries),
+            lost_at=self.heard_at if disconnected else None,
+        )
+
+    # ------------------------------------------------------------------ waking the driver
+
+    def poke(self) -> None:
         """Tell the driver the session moved; if the match ended under a decision, call the decision off."""
-        wake_send.send_nowait(None)
-        if session.waiting is Waiting.DONE:
-            for scope in choosing:
-                scope.cancel()
+        self.wake.set()
+        if self.session.waiting is Waiting.DONE and self.choosing is not None:
+            self.choosing.cancel()
 
-    dirty_send, dirty_receive = trio.open_memory_channel[None](math.inf)
+    async def quit_watch(self, quit_requested: trio.Event) -> None:
+        await quit_requested.wait()
+        self.poke()
 
-    def sync_record() -> None:
-        """Write new entries now (flushed: a killed process loses nothing) and have them fsynced soon."""
-        if record is not None and record.written < len(session.chain.entries):
-            record.sync(session.chain.entries)
-            dirty_send.send_nowait(None)
+    # ------------------------------------------------------------------ the connection
 
-    async def committer() -> None:
-        """fsync in a worker thread, batching what piled up meanwhile, so sending never waits on the disk.
-        (A crash can still lose the newest of our entries from our copy; the peer holds them, and a
-        resumed match takes them back from it, so nothing is re-signed differently.)"""
-        assert record is not None
-        while True:
-            await dirty_receive.receive()
-            while True:
-                try:
-                    dirty_receive.receive_nowait()
-                except trio.WouldBlock:
-                    break
-            await trio.to_thread.run_sync(record.commit)
-
-    async def receiver() -> None:
+    async def receiver(self) -> None:
         while True:
             try:
-                frame = await channel.receive(idle=dead_after)
+                frame = await self.channel.receive(idle=self.timing.dead_after)
             except ConnectionLost as exc:
-                connection_lost(str(exc))
+                self.connection_lost(str(exc))
                 return
             except RemoteProtocolError as exc:
-                _note_failure(exc, b"")
-                wake()
-                return
-            if frame is None:
-                if session.waiting is not Waiting.DONE:
-                    connection_lost("the peer closed the connection")
+                if self.reconnect and exc.reason == "truncated-frame":
+                    self.connection_lost(str(exc))  # a frame cut by a dropped connection proves nothing
                 else:
-                    wake()
+                    self.fail(exc)
                 return
-            if isinstance(frame, Ping):
-                with contextlib.suppress(ConnectionLost):
-                    await channel.send(Pong(frame.n))
-                continue
-            if isinstance(frame, Pong):
-                continue
-            if not isinstance(frame, SignedEntry):
-                _note_failure(RemoteProtocolError("bad-frame", "a second hello in the match"), b"")
-                wake()
+            self.heard()
+            if not await self.take(frame):
                 return
-            if session.waiting is Waiting.DONE:
-                return
-            try:
-                session.receive(frame)
-            except RemoteProtocolError as exc:
-                sync_record()
-                if record is not None and not _in_chain(session, frame):
-                    record.note(exc.reason, exc.blame, str(exc), frame.data + frame.signature)
-                elif record is not None:
-                    record.note(exc.reason, exc.blame, str(exc))
-                wake()
-                return
-            sync_record()
-            wake()
 
-    def _note_failure(exc: RemoteProtocolError, evidence: bytes) -> None:
+    async def take(self, frame: Frame | None) -> bool:
+        """Handle one frame; False when receiving is over."""
+        if frame is None:
+            if self.session.waiting is not Waiting.DONE:
+                self.connection_lost("the peer closed the connection")
+            self.poke()
+            return False
+        if isinstance(frame, Ping):
+            with contextlib.suppress(ConnectionLost):
+                await self.channel.send(Pong(frame.n))
+            return True
+        if isinstance(frame, Pong):
+            return True
+        if not isinstance(frame, SignedEntry):
+            self.fail(RemoteProtocolError("bad-frame", "a second hello in the match"))
+            return False
+        if self.session.waiting is Waiting.DONE:
+            return False
+        return self.take_entry(frame)
+
+    def take_entry(self, signed: SignedEntry) -> bool:
+        session = self.session
+        try:
+            session.receive(signed)
+        except RemoteProtocolError as exc:
+            self.records.push(session.chain.entries)
+            evidence = b"" if _in_chain(session, signed) else signed.data + signed.signature
+            self.records.note(exc.reason, exc.blame, str(exc), evidence)
+            self.poke()
+            return False
+        self.records.push(session.chain.entries)
+        self.poke()
+        return True
+
+    def fail(self, exc: RemoteProtocolError) -> None:
+        """Bad bytes from the peer, outside any entry: the match is the peer's, with a note saying why."""
+        session = self.session
         if session.failure is None and session.waiting is not Waiting.DONE:
             session.failure = exc
             session.peer_vanished(str(exc))
-        if record is not None:
-            record.note(exc.reason, exc.blame, str(exc), evidence)
+        self.records.note(exc.reason, exc.blame, str(exc))
+        self.poke()
 
-    async def pinger() -> None:
+    def connection_lost(self, text: str) -> None:
+        """With reconnect, the run ends and the match waits to go on; without, the peer has vanished."""
+        if self.lost is None:
+            self.lost = text
+            if self.reconnect and not self.silent and self.session.waiting is not Waiting.DONE:
+                self.notice(self.retrying())
+        if not self.reconnect:
+            self.session.peer_vanished(text)
+        self.poke()
+
+    async def pinger(self) -> None:
         n = 0
         while True:
-            await trio.sleep(keepalive)
+            await trio.sleep(self.timing.keepalive)
             n += 1
             try:
-                await channel.send(Ping(n))
+                await self.channel.send(Ping(n))
             except ConnectionLost:
                 return
 
-    async def flush() -> None:
-        outgoing = session.take_outgoing()
-        sync_record()
+    @property
+    def heard_at(self) -> float:
+        """When bytes last came from the peer (a large frame on a slow link is no silence)."""
+        received = self.channel.last_received
+        return self.started if received is None else max(self.started, received)
+
+    def heard(self) -> None:
+        """A whole frame came: an announced silence is over."""
+        if self.silent:
+            self.silent = False
+            self.back.set()
+            self.notice("Connection back.")
+
+    async def silence_watch(self) -> None:
+        """Tell the player of a silence within ``quiet_after`` seconds of the last bytes, and of its end."""
+        while True:
+            await trio.sleep_until(self.heard_at + self.timing.quiet_after)
+            if self.lost is not None:
+                return  # the run is ending; the connection's loss was told
+            if trio.current_time() < self.heard_at + self.timing.quiet_after:
+                continue  # bytes came meanwhile
+            self.silent = True
+            self.back = trio.Event()
+            self.notice(self.retrying())
+            await self.back.wait()
+
+    def retrying(self) -> str:
+        """ "Connection lost, retrying (58 s)...": the seconds left before the match is given up."""
+        left = (self.timing.reconnect_grace if self.reconnect else self.timing.dead_after) + self.heard_at
+        seconds = max(0, math.ceil(left - trio.current_time()))
+        return f"Connection lost, {'retrying' if self.reconnect else 'waiting'} ({seconds} s)..."
+
+    async def flush(self) -> None:
+        """Send what the session wrote; one that reveals a secret waits until the record is on disk."""
+        outgoing = self.session.take_outgoing()
+        self.records.push(self.session.chain.entries)
         for signed in outgoing:
+            self.records.before_send(signed)
             try:
-                await channel.send(signed)
+                await self.channel.send(signed)
             except ConnectionLost as exc:
-                connection_lost(str(exc))
+                self.connection_lost(str(exc))
                 return
 
-    async def decide() -> None:
-        waiting = session.waiting
-        if waiting is Waiting.ACCEPT:
-            assert session.rules is not None
-            accepted = False
-            with trio.CancelScope() as asking:
-                choosing.append(asking)
-                try:
-                    accepted = await player.accept_rules(session.rules)
-                except PlayerQuit as exc:
-                    session.decline(str(exc) or "the player left")
-                    return
-                finally:
-                    choosing.remove(asking)
-            if session.waiting is not Waiting.ACCEPT:
-                return  # the host left while the player read the rules
-            if accepted:
-                session.accept()
+    # ------------------------------------------------------------------ the driver
+
+    async def driver(self) -> None:
+        session = self.session
+        while True:
+            self.wake = trio.Event()
+            if self.quit_requested is not None and self.quit_requested.is_set():
+                session.quit("the player left")
+            await self.flush()
+            events = session.take_events()
+            if events:
+                await self.player.notify(events)
+            self.show_table()
+            waiting = session.waiting
+            if waiting is Waiting.DONE or (self.lost is not None and self.reconnect):
+                return
+            if waiting is Waiting.PEER:
+                await self.wait_for_peer()
+            elif waiting is Waiting.ACCEPT:
+                await self.decide_rules()
             else:
-                session.decline("the player declined the rules")
+                await self.decide_move()
+
+    async def wait_for_peer(self) -> None:
+        """Sleep until woken, or claim against the peer once it held the floor past its patience."""
+        session = self.session
+        decides = session.peer_decides
+        patience = self.timing.peer_patience(session.turn_limit, decides)
+        with trio.move_on_at(self.floor.deadline(len(session.chain.entries), patience)):
+            await self.wake.wait()
             return
-        view = session.view()
+        if decides:
+            session.peer_stalled(f"the peer did not decide within {patience:g} s")
+        else:
+            session.peer_vanished(f"the peer did not take its protocol step within {patience:g} s")
+
+    async def ask(self, question: Callable[[], Awaitable[T]], deadline: float = math.inf) -> T | None:
+        """The player's answer; None when the deadline passed or the match ended first."""
+        with trio.CancelScope(deadline=deadline) as scope:
+            self.choosing = scope
+            try:
+                return await question()
+            finally:
+                self.choosing = None
+        return None
+
+    async def decide_rules(self) -> None:
+        session = self.session
+        rules = session.rules
+        assert rules is not None
+        try:
+            accepted = await self.ask(lambda: self.player.accept_rules(rules))
+        except PlayerQuit as exc:
+            session.decline(str(exc) or "the player left")
+            return
+        if session.waiting is not Waiting.ACCEPT:
+            return  # the host left while the player read the rules
+        if accepted:
+            session.accept()
+        else:
+            session.decline("the player declined the rules")
+
+    async def decide_move(self) -> None:
+        session = self.session
+        view, legal, context = session.view(), session.legal_actions(), self.context()
         assert view is not None
-        legal = session.legal_actions()
+        limit = session.turn_limit
+        deadline = trio.current_time() + limit if limit else math.inf
+        countdown = self.countdown if limit else None
+        try:
+            if countdown is not None:
+                action = await self.ask(lambda: countdown(view, legal, context, deadline=deadline), deadline)
+            else:
+                action = await self.ask(lambda: self.player.choose(view, legal, context), deadline)
+        except PlayerQuit as exc:
+            session.quit(str(exc) or "the player left")
+            return
+        if session.waiting is not Waiting.MOVE:
+            return  # the match ended while the player chose
+        session.submit(legal[0] if action is None else action)  # the time limit passed: the first legal one
+
+    def context(self) -> MatchContext:
+        session = self.session
         match = session.match
         points = (match.points[0], match.points[1]) if match is not None else (0, 0)
         assert session.rules is not None
-        context = MatchContext(session.rules, session.seat, points, session.round_number)
-        limit = session.turn_limit or math.inf
-        action = legal[0]  # played for the player if the turn limit passes
-        with trio.CancelScope() as asking:
-            choosing.append(asking)
-            try:
-                with trio.move_on_after(limit):
-                    action = await player.choose(view, legal, context)
-            except PlayerQuit as exc:
-                session.quit(str(exc) or "the player left")
-                return
-            finally:
-                choosing.remove(asking)
-        if session.waiting is Waiting.MOVE:  # not if the match ended while the player chose
-            session.submit(action)
+        return MatchContext(session.rules, session.seat, points, session.round_number)
 
-    async def peer_or_quit() -> None:
-        """Wait for a wake-up from the receiver, or for the player to ask to leave."""
-        if quit_requested is None:
-            await wake_receive.receive()
-            return
-        async with trio.open_nursery() as race:
-
-            async def first(wait: Callable[[], Awaitable[object]]) -> None:
-                await wait()
-                race.cancel_scope.cancel()
-
-            race.start_soon(first, wake_receive.receive)
-            race.start_soon(first, quit_requested.wait)
-
-    watching = player if isinstance(player, Watching) else None
-    shown: list[object] = [None]
-
-    def show_table() -> None:
+    def show_table(self) -> None:
         """Hand a watching player our seat's view when what it shows has changed."""
-        rnd = session.round
-        if watching is None or rnd is None:
+        rnd = self.session.round
+        if not isinstance(self.player, Watching) or rnd is None:
             return
-        key = (id(rnd), rnd.public_state(), rnd.hands[session.seat])
-        if key != shown[0]:
-            shown[0] = key
-            watching.see(rnd.copy())
-
-    async def driver() -> None:
-        while True:
-            if quit_requested is not None and quit_requested.is_set():
-                session.quit("the player left")
-            await flush()
-            events = session.take_events()
-            if events:
-                await player.notify(events)
-            show_table()
-            waiting = session.waiting
-            if waiting is Waiting.DONE or (lost and reconnect):
-                return
-            if waiting is Waiting.PEER:
-                patience = _patience(session, step_deadline)
-                with trio.move_on_after(patience) as scope:
-                    await peer_or_quit()
-                if scope.cancelled_caught:
-                    what = "decide" if session.peer_decides else "take its protocol step"
-                    session.peer_vanished(f"the peer did not {what} within {patience:g} s")
-                    continue
-                while True:  # take every wake-up queued, then look again
-                    try:
-                        wake_receive.receive_nowait()
-                    except trio.WouldBlock:
-                        break
-                continue
-            await decide()
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(receiver)
-        nursery.start_soon(pinger)
-        if record is not None:
-            nursery.start_soon(committer)
-        await driver()
-        await flush()
-        nursery.cancel_scope.cancel()
-    await player.notify(session.take_events())
-    if record is not None:
-        record.sync(session.chain.entries)
-        record.commit()
-    await channel.close()
-    failure = session.failure
-    text = str(failure) if failure else session.end_text or (lost[0] if lost else "")
-    disconnected = bool(lost) and reconnect and session.waiting is not Waiting.DONE
-    return MatchReport(
-        ended_by="disconnected" if disconnected else session.ended_by or "unknown",
-        failure=failure,
-        text=text,
-        bytes_sent=channel.bytes_sent,
-        bytes_received=channel.bytes_received,
-        entries=len(session.chain.entries),
-    )
+        key = (id(rnd), rnd.public_state(), rnd.hands[self.session.seat])
+        if key != self.shown:
+            self.shown = key
+            self.player.see(rnd.copy())
 
 
-TURN_GRACE = 10.0
+_CLOSING = (ConnectionLost, RemoteProtocolError, trio.BrokenResourceError, trio.ClosedResourceError)
 
 
-def _patience(session: MatchSession, step_deadline: float) -> float:
-    """How long to wait for the peer's next entry: its player's turn limit (plus a grace for the
-    network) when a person or bot decides, no limit when the match has none, and ``step_deadline``
-    for an automatic step (keys, a secret), so a peer that stalls instead of revealing forfeits."""
-    if session.peer_decides:
-        return session.turn_limit + TURN_GRACE if session.turn_limit else math.inf
-    return step_deadline
+def _quiet(_line: str) -> None:
+    pass
 
 
 def _in_chain(session: MatchSession, signed: SignedEntry) -> bool:

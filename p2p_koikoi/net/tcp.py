@@ -2,11 +2,15 @@
 
 A connection that fails the greeting (garbage, a wrong version, silence) is
 dropped and the host keeps listening; the first guest that greets properly is
-the opponent, and listening stops.
+the opponent, and listening stops. The :class:`~p2p_koikoi.net.door.Door` caps
+how many may wait meanwhile, each within an absolute deadline, and running out
+of file descriptors pauses accepting instead of ending the host.
 """
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -15,15 +19,31 @@ from typing import TypeVar
 import trio
 
 from p2p_koikoi.net import DEFAULT_PORT
-from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
-from p2p_koikoi.net.handshake import Greeting, greet_as_guest, greet_as_host
+from p2p_koikoi.net.door import Door, DropKind, Dropped, Refused, address_key
+from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
+from p2p_koikoi.net.handshake import Greeting, Guard, NotKoikoi, greet_as_guest, greet_as_host, token_nonce
+from p2p_koikoi.net.reach import (
+    AllFailed,
+    Failed,
+    Failure,
+    Miss,
+    classify_os_error,
+    explain,
+    happy_eyeballs,
+    interleave,
+)
+from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.wire import RemoteProtocolError
 
 __all__ = [
+    "ADMISSION_DEADLINE",
     "Address",
+    "CouldNotJoin",
     "Dropped",
+    "Pin",
     "Refused",
     "dial",
+    "dial_any",
     "dial_raw",
     "listen",
     "listen_raw",
@@ -32,6 +52,10 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+ADMISSION_DEADLINE = 310.0  # the greeting (10 s) and a person reading the rules (300 s), pings or not
+RESUME_DEADLINE = 30.0
+FD_PAUSE = 0.5  # how long accepting pauses when the process is out of file descriptors
+_OUT_OF_FILES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +83,11 @@ def parse_address(text: str, default_port: int = DEFAULT_PORT) -> Address:
         host, port = text.split(":")
     else:
         host, port = text, ""
+        _refuse_ambiguous_ipv6(text)
     if not host:
         raise ValueError(f"{text!r} names no host")
+    if all(part.isdigit() for part in host.split(".")) and host.count(".") != 3:
+        raise ValueError(f"{host!r} is not a whole IPv4 address: it takes four numbers, like 192.168.1.20")
     if port:
         if not port.isdigit() or not 0 < int(port) < 65536:
             raise ValueError(f"{text!r}: the port must be a number from 1 to 65535")
@@ -68,16 +95,18 @@ def parse_address(text: str, default_port: int = DEFAULT_PORT) -> Address:
     return Address(host, default_port)
 
 
-class Refused(Exception):
-    """The host turned a guest away (an untrusted key, declined rules); keep listening."""
-
-
-@dataclass(frozen=True, slots=True)
-class Dropped:
-    """A connection the host dropped during the greeting, and why."""
-
-    peer: str
-    reason: str
+def _refuse_ambiguous_ipv6(text: str) -> None:
+    """``fd77::1:7447`` could be an address or an address and a port: make the person say which."""
+    last = text.rsplit(":", 1)[-1]
+    if ":" not in text or len(last) < 2 or not last.isdigit() or not 0 < int(last) < 65536:
+        return
+    try:
+        ipaddress.IPv6Address(text.split("%")[0])
+    except ValueError:
+        return
+    head = text[: -len(last) - 1]
+    head = head + ":" if head.endswith(":") else head
+    raise ValueError(f"{text!r} is ambiguous: write [{head}]:{last} for port {last}, or [{text}] for the address alone")
 
 
 async def listen(
@@ -89,17 +118,40 @@ async def listen(
     on_listening: Callable[[list[Address]], Awaitable[None]] | None = None,
     on_dropped: Callable[[Dropped], Awaitable[None]] | None = None,
     greeting_deadline: float = 10.0,
+    deadline: float = ADMISSION_DEADLINE,
+    guard: Guard | None = None,
+    door: Door | None = None,
 ) -> tuple[FramedChannel, T]:
     """Listen until one guest greets properly and ``admit`` accepts it; return its channel and what
     ``admit`` returned. A guest whose greeting or admission fails (``admit`` raises
-    :class:`RemoteProtocolError`, :class:`ConnectionLost` or :class:`Refused`) is dropped, and the
-    host keeps listening meanwhile."""
+    :class:`RemoteProtocolError`, :class:`ConnectionLost` or :class:`Refused`), or does not finish
+    both within ``deadline`` seconds in all, is dropped, and the host keeps listening meanwhile."""
 
     async def greet_then_admit(channel: FramedChannel, peer: str) -> T:
-        greeting = await greet_as_host(channel, key, greeting_deadline)
+        greeting = await greet_as_host(channel, key, greeting_deadline, guard)
         return await admit(channel, greeting, peer)
 
-    return await listen_raw(greet_then_admit, port=port, bind=bind, on_listening=on_listening, on_dropped=on_dropped)
+    return await listen_raw(
+        greet_then_admit,
+        port=port,
+        bind=bind,
+        on_listening=on_listening,
+        on_dropped=on_dropped,
+        deadline=deadline,
+        door=door,
+    )
+
+
+def _drop_kind(exc: Exception) -> DropKind:
+    if isinstance(exc, NotKoikoi):
+        return DropKind.NOT_KOIKOI
+    if isinstance(exc, Refused):
+        return DropKind.REFUSED
+    if isinstance(exc, TimedOut):
+        return DropKind.TOO_SLOW
+    if isinstance(exc, ConnectionLost):
+        return DropKind.LEFT
+    return DropKind.BROKE_PROTOCOL
 
 
 async def listen_raw(
@@ -109,27 +161,38 @@ async def listen_raw(
     bind: str | None = None,
     on_listening: Callable[[list[Address]], Awaitable[None]] | None = None,
     on_dropped: Callable[[Dropped], Awaitable[None]] | None = None,
+    deadline: float = RESUME_DEADLINE,
+    door: Door | None = None,
 ) -> tuple[FramedChannel, T]:
     """:func:`listen` with the whole admission (greeting included) left to ``admit``: a resuming
     guest starts with ``resume``, not ``hello``."""
+    door = door if door is not None else Door.for_this_process()
     listeners = await trio.open_tcp_listeners(port, host=bind)
     try:
         addresses = [Address(*listener.socket.getsockname()[:2]) for listener in listeners]
         if on_listening is not None:
             await on_listening(addresses)
         found: list[tuple[FramedChannel, T]] = []
+
+        async def drop(peer: str, reason: str, kind: DropKind) -> None:
+            if on_dropped is not None:
+                await on_dropped(Dropped(peer, reason, kind))
+
         async with trio.open_nursery() as nursery:
 
-            async def try_guest(stream: trio.SocketStream) -> None:
-                peer = _peer_name(stream)
+            async def try_guest(stream: trio.SocketStream, peer: str, key: str) -> None:
                 channel = FramedChannel(stream)
                 try:
-                    admitted = await admit(channel, peer)
+                    with trio.fail_after(deadline):
+                        admitted = await admit(channel, peer)
+                except trio.TooSlowError:
+                    await trio.aclose_forcefully(stream)
+                    return await drop(peer, f"not admitted within {deadline:g} s", DropKind.TOO_SLOW)
                 except (RemoteProtocolError, ConnectionLost, Refused) as exc:
                     await trio.aclose_forcefully(stream)
-                    if on_dropped is not None:
-                        await on_dropped(Dropped(peer, str(exc)))
-                    return
+                    return await drop(peer, str(exc), _drop_kind(exc))
+                finally:
+                    door.leave(key)
                 if found:
                     await trio.aclose_forcefully(stream)
                     return
@@ -138,8 +201,22 @@ async def listen_raw(
 
             async def accept_loop(listener: trio.SocketListener) -> None:
                 while True:
-                    stream = await listener.accept()
-                    nursery.start_soon(try_guest, stream)
+                    try:
+                        stream = await listener.accept()
+                    except OSError as exc:
+                        if exc.errno not in _OUT_OF_FILES:
+                            raise
+                        await drop("?", f"out of file descriptors; pausing {FD_PAUSE:g} s", DropKind.NO_FILES)
+                        await trio.sleep(FD_PAUSE)
+                        continue
+                    peer_host, peer = _peer(stream)
+                    key = address_key(peer_host)
+                    crowded = door.enter(key)
+                    if crowded is not None:
+                        await trio.aclose_forcefully(stream)
+                        await drop(peer, crowded.value, crowded)
+                        continue
+                    nursery.start_soon(try_guest, stream, peer, key)
 
             for listener in listeners:
                 nursery.start_soon(accept_loop, listener)
@@ -149,50 +226,146 @@ async def listen_raw(
             await listener.aclose()
 
 
+class CouldNotJoin(ConnectionLost):
+    """Every address failed; the message says how, in words a person can act on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """What the guest expects of the host: its key's fingerprint, and the invite token to prove."""
+
+    fingerprint: str | None = None
+    token: bytes | None = None
+
+
+async def _resolve(addresses: list[Address]) -> list[Address]:
+    """Every IP address the names stand for (IP literals stay as they are), interleaved by family."""
+    found: list[str] = []
+    port = addresses[0].port
+    for address in addresses:
+        try:
+            infos = await trio.socket.getaddrinfo(address.host, address.port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise CouldNotJoin(
+                f"cannot find the host {address.host!r}: {exc.strerror or exc} (check the name)"
+            ) from None
+        found += [str(info[4][0]) for info in infos if str(info[4][0]) not in found]
+    return [Address(host, port) for host in interleave(found)]
+
+
+async def _connect(address: Address) -> trio.SocketStream:
+    """One TCP connection, failing with a :class:`Failed` that keeps the reason (refused, unreachable)."""
+    family = socket.AF_INET6 if ":" in address.host else socket.AF_INET
+    sock = trio.socket.socket(family, socket.SOCK_STREAM)
+    try:
+        await sock.connect((address.host, address.port))
+    except OSError as exc:
+        sock.close()
+        raise Failed(Failure(str(address), classify_os_error(exc), exc.strerror or str(exc))) from None
+    except BaseException:
+        sock.close()
+        raise
+    return trio.SocketStream(sock)
+
+
+async def _greet(address: Address, key: bytes, pin: Pin) -> tuple[FramedChannel, Greeting, Address]:
+    channel = FramedChannel(await _connect(address))
+    nonce = token_nonce(pin.token, pin.fingerprint, key) if pin.token and pin.fingerprint else None
+    try:
+        greeting = await greet_as_guest(channel, key, nonce=nonce)
+        if pin.fingerprint is not None and fingerprint(greeting.peer_key) != pin.fingerprint:
+            raise Failed(Failure(str(address), Miss.WRONG_KEY, fingerprint(greeting.peer_key)))
+    except NotKoikoi as exc:
+        await trio.aclose_forcefully(channel.stream)
+        raise Failed(Failure(str(address), Miss.NOT_KOIKOI, str(exc))) from None
+    except ConnectionLost as exc:
+        await trio.aclose_forcefully(channel.stream)
+        miss = Miss.TIMED_OUT if isinstance(exc, TimedOut) else Miss.CLOSED
+        raise Failed(Failure(str(address), miss, str(exc))) from None
+    except RemoteProtocolError as exc:  # a koikoi host, but a wrong version or a bad key
+        await trio.aclose_forcefully(channel.stream)
+        raise Failed(Failure(str(address), Miss.OTHER, str(exc))) from None
+    except BaseException:
+        await trio.aclose_forcefully(channel.stream)
+        raise
+    return channel, greeting, address
+
+
+async def dial_any(
+    addresses: list[Address], key: bytes, pin: Pin | None = None, *, timeout: float = 15.0
+) -> tuple[FramedChannel, Greeting, Address]:
+    """Connect and greet the first of ``addresses`` (happy eyeballs) whose host passes ``pin``."""
+    pin = pin or Pin()
+    targets = await _resolve(addresses)
+    by_name = {str(a): a for a in targets}
+
+    async def release(won: tuple[FramedChannel, Greeting, Address]) -> None:
+        await trio.aclose_forcefully(won[0].stream)
+
+    async def attempt(name: str) -> tuple[FramedChannel, Greeting, Address]:
+        return await _greet(by_name[name], key, pin)
+
+    try:
+        return await happy_eyeballs(list(by_name), attempt, timeout, release)
+    except AllFailed as exc:
+        raise CouldNotJoin(explain(exc.failures, addresses[0].port, timeout)) from None
+
+
 async def dial_raw(address: Address, *, timeout: float = 15.0) -> FramedChannel:
     """Connect (happy eyeballs over every address the name has), without greeting."""
+    targets = {str(a): a for a in await _resolve([address])}
+
+    async def attempt(name: str) -> trio.SocketStream:
+        return await _connect(targets[name])
+
+    async def release(stream: trio.SocketStream) -> None:
+        await trio.aclose_forcefully(stream)
+
     try:
-        with trio.fail_after(timeout):
-            stream = await trio.open_tcp_stream(address.host, address.port, happy_eyeballs_delay=0.25)
-    except trio.TooSlowError:
-        raise ConnectionLost(f"could not reach {address} within {timeout:g} s") from None
-    except OSError as exc:
-        raise ConnectionLost(f"could not connect to {address}: {exc.strerror or exc}") from None
+        stream: trio.SocketStream = await happy_eyeballs(list(targets), attempt, timeout, release)
+    except AllFailed as exc:
+        raise CouldNotJoin(explain(exc.failures, address.port, timeout)) from None
     return FramedChannel(stream)
 
 
 async def dial(address: Address, key: bytes, *, timeout: float = 15.0) -> tuple[FramedChannel, Greeting]:
     """Connect and greet the host."""
-    channel = await dial_raw(address, timeout=timeout)
-    try:
-        greeting = await greet_as_guest(channel, key)
-    except BaseException:
-        await trio.aclose_forcefully(channel.stream)
-        raise
+    channel, greeting, _ = await dial_any([address], key, timeout=timeout)
     return channel, greeting
 
 
-def _peer_name(stream: trio.SocketStream) -> str:
+def _peer(stream: trio.SocketStream) -> tuple[str, str]:
+    """The peer's host (for the door) and its name (for messages)."""
     try:
         host, port = stream.socket.getpeername()[:2]
     except OSError:
-        return "unknown"
-    return str(Address(host, port))
+        return "unknown", "unknown"
+    return str(host), str(Address(host, port))
+
+
+def dialable(address: str) -> bool:
+    """Whether another machine could dial ``address``: not loopback, link-local, unspecified or multicast."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return False
+    return not (ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast)
 
 
 def local_addresses() -> list[str]:
-    """This machine's addresses others could dial (best effort, no network traffic)."""
+    """This machine's addresses others could dial, from its interfaces (no network traffic);
+    global ones first (IPv6 before IPv4), then private ones, for the invite code's order."""
+    import ifaddr
+
     found: set[str] = set()
-    try:
-        for info in socket.getaddrinfo(socket.gethostname(), None):
-            found.add(str(info[4][0]))
-    except OSError:
-        pass
-    for family, probe in ((socket.AF_INET, ("192.0.2.1", 9)), (socket.AF_INET6, ("2001:db8::1", 9))):
-        try:
-            with socket.socket(family, socket.SOCK_DGRAM) as s:
-                s.connect(probe)  # no packet is sent for UDP connect; it picks the outgoing address
-                found.add(s.getsockname()[0])
-        except OSError:
-            pass
-    return sorted(a for a in found if not a.startswith(("127.", "::1", "fe80")))
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            text = ip.ip[0] if isinstance(ip.ip, tuple) else ip.ip
+            if dialable(text):
+                found.add(str(ipaddress.ip_address(text)))
+
+    def order(text: str) -> tuple[bool, int, str]:
+        ip = ipaddress.ip_address(text)
+        return (ip.is_private, -ip.version, text)
+
+    return sorted(found, key=order)

@@ -22,6 +22,7 @@ record is incomplete.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 FORMAT_VERSION = 1
@@ -37,6 +38,31 @@ def whole_frames_length(data: bytes) -> int:
             break
         position += 4 + length
     return position
+
+
+def entries_length(data: bytes, entries: int) -> int:
+    """How many leading bytes of ``data`` hold the header and its first ``entries`` entry frames: where a
+    resumed match that took back its own last claim goes on writing."""
+    position = 0
+    seen = 0
+    while position + 4 <= len(data):
+        length = int.from_bytes(data[position : position + 4], "big")
+        if length == 0 or position + 4 + length > len(data):
+            break
+        body = data[position + 4 : position + 4 + length]
+        is_entry = body[:7] == b"\x93\xa5entry"  # ["entry", data, signature]
+        if is_entry and seen == entries:
+            break
+        seen += is_entry
+        position += 4 + length
+    return position
+
+
+def read_secret(path: Path) -> bytes:
+    """Read a master secret's file, never through a symlink."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as file:
+        return file.read(33)
 
 
 def secret_path(record: Path) -> Path:

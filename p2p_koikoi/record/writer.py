@@ -1,15 +1,16 @@
-"""Writing a record as the match happens: append-only; every frame is flushed to the OS as it
-is written (a killed process loses nothing) and fsynced right after, in batches, off the hot path."""
+"""Writing a record as the match happens: append-only; every batch of frames is handed to the OS in
+one write as soon as it is written (a killed process loses nothing written), and :meth:`RecordWriter.commit`
+fsyncs it. The live runner does both in its own writer thread (``net/record_sync.py``)."""
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from p2p_koikoi.record.format import FORMAT_VERSION, SUFFIX, secret_path, whole_frames_length
+from p2p_koikoi.record.format import FORMAT_VERSION, SUFFIX, entries_length, secret_path, whole_frames_length
 from p2p_koikoi.record.identity_names import short_fingerprint
 from p2p_koikoi.wire import SignedEntry, encode_frame
 from p2p_koikoi.wire.codec import pack
@@ -67,11 +68,19 @@ class RecordWriter:
         file.flush()
         self._dirty = True
 
-    def sync(self, entries: list[SignedEntry]) -> None:
+    def sync(self, entries: Sequence[SignedEntry]) -> None:
         """Write (and flush to the OS) every entry of ``entries`` past those already written, in order."""
-        for signed in entries[self.written :]:
-            self._frame(["entry", signed.data, signed.signature])
-            self.written += 1
+        self.write(entries[self.written :])
+
+    def write(self, entries: Sequence[SignedEntry]) -> None:
+        """Append ``entries`` (the chain's next ones) and hand them to the OS in one write."""
+        if not entries:
+            return
+        file = self._open()
+        file.write(b"".join(encode_frame(pack(["entry", s.data, s.signature])) for s in entries))
+        file.flush()
+        self.written += len(entries)
+        self._dirty = True
 
     def commit(self) -> None:
         """fsync what was written (the runner does it in a worker thread, batching entries)."""
@@ -85,10 +94,10 @@ class RecordWriter:
 
     @classmethod
     def reopen(cls, path: Path, entries: int, *, secret: bytes | None = None) -> RecordWriter:
-        """Append to an existing record that holds ``entries`` entries, after cutting off any half
-        frame a crash left at its end."""
+        """Append to an existing record after its first ``entries`` entries, after cutting off any half
+        frame a crash left at its end (and an own claim the resumed match took back)."""
         data = path.read_bytes()
-        keep = whole_frames_length(data)
+        keep = min(whole_frames_length(data), entries_length(data, entries))
         writer = cls(path.parent, lambda: path.name, seat=0)
         writer.path = path
         writer._file = open(path, "r+b")  # noqa: SIM115 - kept open for the whole match
@@ -110,7 +119,9 @@ class RecordWriter:
 
 
 def write_secret(path: Path, secret: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    """The master secret beside the record, readable by us alone. A new file only (``O_EXCL``), and
+    never through a symbolic link planted at its name (``O_NOFOLLOW``)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as out:
         out.write(secret)
         out.flush()

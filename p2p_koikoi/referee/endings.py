@@ -36,8 +36,22 @@ __all__ = ["INTEGRITY_REASONS", "Accusation", "on_goodbye"]
 
 # Faults in bytes that never join the chain: a third party cannot see them.
 INTEGRITY_REASONS = frozenset(
-    {"bad-signature", "bad-link", "bad-seq", "wrong-match", "replayed-entry", "fork", "bad-frame", "bad-body",
-     "bad-kind", "bad-version", "not-canonical-entry", "frame-too-large", "out-of-turn", "desync"}
+    {
+        "bad-signature",
+        "bad-link",
+        "bad-seq",
+        "wrong-match",
+        "replayed-entry",
+        "fork",
+        "bad-frame",
+        "bad-body",
+        "bad-kind",
+        "bad-version",
+        "not-canonical-entry",
+        "frame-too-large",
+        "out-of-turn",
+        "desync",
+    }
 )
 
 

@@ -42,15 +42,21 @@ def examine(referee: Referee, accusation: Accusation) -> Finding | None:
     secret = accusation.evidence
     if context is None or secret is None or len(secret) != 32:
         return None
-    watch, messages = _replay_deal(referee, context)
     accuser = accusation.seat
+    watch = _new_watch(referee, context)
     try:
+        messages = _replay_deal(referee, watch)
         contribution = _open(watch, context, accuser, secret)
         return _unlock_hand(referee, watch, messages, accuser, contribution) or _replay_moves(referee, accuser, watch)
     except CheatingDetected as exc:
         entry = watch.entry_of(exc.evidence[-1]) if exc.evidence else None
-        return Finding(entry if entry is not None else accusation.entry, str(exc.reason), f"deal: {exc.detail}",
-                       exc.blame, found_at=accusation.entry)
+        return Finding(
+            entry if entry is not None else accusation.entry,
+            str(exc.reason),
+            f"deal: {exc.detail}",
+            exc.blame,
+            found_at=accusation.entry,
+        )
 
 
 def _deal_messages(referee: Referee) -> list[tuple[int, int, Message]]:
@@ -67,13 +73,16 @@ def _deal_messages(referee: Referee) -> list[tuple[int, int, Message]]:
     return out
 
 
-def _replay_deal(referee: Referee, context: DealContext) -> tuple[DealWatch, list[tuple[int, int, Message]]]:
-    """A spectator's watch of the deal so far (its checks passed already, as the referee ran them)."""
+def _new_watch(referee: Referee, context: DealContext) -> DealWatch:
     rules, match = referee.rules, referee.match
     plan = None
     if context.round and rules is not None and match is not None and match.dealer is not None:
         plan = reveal_plan(rules.deal_pattern, match.dealer)
-    watch = DealWatch(context, referee.keys, plan)
+    return DealWatch(context, referee.keys, plan)
+
+
+def _replay_deal(referee: Referee, watch: DealWatch) -> list[tuple[int, int, Message]]:
+    """The deal so far, told to a spectator's watch, which checks what any third party can."""
     messages = _deal_messages(referee)
     swapped = referee.round is not None and any(
         isinstance(action, Exchange) and action.swap for _, action in referee.round.history
@@ -82,7 +91,7 @@ def _replay_deal(referee: Referee, context: DealContext) -> tuple[DealWatch, lis
         if n == 8 and swapped:
             watch.exchange_hands()
         watch.receive(index, author, message)
-    return watch, messages
+    return messages
 
 
 def _open(watch: DealWatch, context: DealContext, accuser: int, secret: bytes) -> Contribution:
@@ -121,8 +130,9 @@ def _unlock_hand(
             other = seen.get(card)
             if other is not None and other != position:
                 text = f"deal: {card.id} unlocks at positions {other} and {position}"
-                return Finding(index, str(Reason.DUPLICATE_CARD), text, 1 - accuser,
-                               found_at=referee.accusation_entry())
+                return Finding(
+                    index, str(Reason.DUPLICATE_CARD), text, 1 - accuser, found_at=referee.accusation_entry()
+                )
             seen[card] = position
             watch.cards.setdefault(position, card)
     return None
@@ -146,6 +156,11 @@ def _replay_moves(referee: Referee, accuser: int, watch: DealWatch) -> Finding |
         except IllegalActionError as exc:
             if seat in (CHANCE, accuser) or exc.rule == "gaji-blocked-by-hiki":
                 return None
-            return Finding(referee.history_entry(n), f"illegal-move:{exc.rule}", f"illegal move: {exc}", seat,
-                           found_at=referee.accusation_entry())
+            return Finding(
+                referee.history_entry(n),
+                f"illegal-move:{exc.rule}",
+                f"illegal move: {exc}",
+                seat,
+                found_at=referee.accusation_entry(),
+            )
     return None

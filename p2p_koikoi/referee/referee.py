@@ -150,10 +150,16 @@ class Referee:
         self.accusation: endings.Accusation | None = None
         self.deal_start = 0  # the first entry of the deal in progress
         self._history_entries: list[int] = []  # the entry of each action in the round's history
+        self._signed_by_us = False  # the entry being judged is one we have just signed
         self._entry = 0  # the entry being judged
         self._author = 0
 
     # ------------------------------------------------------------------ queries
+
+    @property
+    def next_seq(self) -> int:
+        """The sequence number of the next entry of the chain."""
+        return len(self.entries)
 
     @property
     def over(self) -> bool:
@@ -164,7 +170,7 @@ class Referee:
         return floor(self.stage, self.step, self.round, self.gaji_pending, self.key_out)
 
     def state_hash(self) -> bytes:
-        return state_hash(self.stage, self.step, self.round_number, self.redeal, self.match, self.round)
+        return state_hash(self.stage, self.step, self.round_number, self.deal_redeal(), self.match, self.round)
 
     def next_writer(self) -> int | None:
         """Who held the floor when the entries stopped (None once the match is over)."""
@@ -197,13 +203,16 @@ class Referee:
 
     # ------------------------------------------------------------------ feeding
 
-    def feed(self, signed: SignedEntry) -> None:
-        """Judge the next entry of the chain, received or read. Raises :class:`Violation` (and keeps it)."""
+    def feed(self, signed: SignedEntry, *, signed_by_us: bool = False) -> None:
+        """Judge the next entry of the chain, received or read. Raises :class:`Violation` (and keeps it).
+
+        ``signed_by_us`` (from :meth:`append`) skips checking a signature we have just made ourselves."""
         if self.finding is not None and not self._answers_finding(signed):
             raise Violation(self.finding)
         index = len(self.entries)
         self._entry, self._author = index, signed.entry.author
         try:
+            self._signed_by_us = signed_by_us
             if index == 0:
                 self._open_match(signed)
             else:
@@ -231,13 +240,28 @@ class Referee:
         """Take our own signed entry through the same checks as the peer's. A rule it breaks is our bug
         (:class:`LocalProtocolError`); what it brings to light about the peer is the peer's violation."""
         try:
-            self.feed(signed)
+            self.feed(signed, signed_by_us=True)
         except Violation as exc:
-            if exc.finding.blame == signed.entry.author or (exc.finding.blame is None and exc.finding.entry == len(
-                self.entries
-            )):
+            if exc.finding.blame == signed.entry.author or (
+                exc.finding.blame is None and exc.finding.entry == len(self.entries)
+            ):
                 raise LocalProtocolError(exc.reason, f"our own entry breaks a rule: {exc}") from None
             raise
+
+    def retract_claim(self, seat: int) -> bool:
+        """Take back ``seat``'s own abandonment claim at the end of the chain, before resuming: the other
+        seat may never have received it (a lost link is when claims are made), and both may have claimed
+        at once. A claim changes nothing but the ending, so the match stands as before it. If the other
+        seat did receive it, it sends it back when resuming, and the very same bytes join again."""
+        end, last = self.end, self.entries[-1] if self.entries else None
+        if end is None or not end.resumable or last is None or last.entry.author != seat:
+            return False
+        if last.entry.kind != "goodbye":
+            return False
+        self.entries.pop()
+        self.head = self.entries[-1].digest if self.entries else self.match_id
+        self.end = None
+        return True
 
     def _answers_finding(self, signed: SignedEntry) -> bool:
         """After a violation only the accusation of the seat not to blame may follow."""
@@ -288,12 +312,14 @@ class Referee:
         _rules, _fingerprint, keys, nonces, _limit, _software = entry.body
         if self.expected is not None and (tuple(keys), tuple(nonces)) != self.expected:
             _fail(0, "bad-handshake", "the match entry names other keys or nonces", 0)
-        for seat in (0, 1):
-            problem = check_public_key(keys[seat])
-            if problem is not None:
-                _fail(0, "bad-key", f"seat {seat}'s key {problem}", seat)
+        problem = check_public_key(keys[0])
+        if problem is not None:  # nothing signed with it proves anything, so nobody is proved at fault
+            _fail(0, "bad-key", f"seat 0's key {problem}", None)
         self.keys = (keys[0], keys[1])
         self._verify(0, signed)
+        problem = check_public_key(keys[1])
+        if problem is not None:
+            _fail(0, "bad-key", f"seat 1's key {problem}", 1)
         self.match_id = match_id_of(self.keys, (nonces[0], nonces[1]))
         if entry.match_id != self.match_id:
             _fail(0, "bad-handshake", "the match id is not the one the keys and nonces derive", 0)
@@ -303,6 +329,8 @@ class Referee:
             _fail(0, "bad-handshake", "both seats have the same key", 0)
 
     def _verify(self, index: int, signed: SignedEntry) -> None:
+        if self._signed_by_us:
+            return
         try:
             signed.verify(self.keys[signed.entry.author])
         except RemoteProtocolError:

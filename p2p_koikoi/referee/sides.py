@@ -267,7 +267,7 @@ class SeatKnowledge:
         self.seat: int | None = seat
         self.master_secret = master_secret
         self.secret_for: Callable[[DealContext], bytes] = lambda context: deal_secret(master_secret, context)
-        self.on_deal: Callable[[FairDeal], None] = lambda fair: None  # a seam for tests' cheating seats
+        self.make_deal: Callable[..., FairDeal] = FairDeal  # a seam: a test's cheating seat deals otherwise
 
     def coin(self, match_id: bytes, keys: tuple[bytes, bytes]) -> CoinSide:
         assert self.seat is not None
@@ -279,8 +279,5 @@ class SeatKnowledge:
         assert self.seat is not None
         secret = self.secret_for(context)
         if pattern is None:
-            fair = FairDeal(context, self.seat, keys, secret)
-        else:
-            fair = FairDeal(context, self.seat, keys, secret, pattern=pattern, dealer_seat=dealer)
-        self.on_deal(fair)
-        return SeatDeal(fair)
+            return SeatDeal(self.make_deal(context, self.seat, keys, secret))
+        return SeatDeal(self.make_deal(context, self.seat, keys, secret, pattern=pattern, dealer_seat=dealer))

@@ -104,9 +104,7 @@ AUDIT_SLOTS: tuple[Slot, ...] = ((Reveal, 0), (Reveal, 0))
 RESULT_SLOTS = 2  # each seat's ``result``
 GOODBYE_SLOTS = 2  # each seat's ``goodbye`` match-over
 
-ALTERNATING = frozenset(
-    {Stage.FIRST_DEALER, Stage.SETUP, Stage.HANDS, Stage.AUDIT, Stage.RESULT, Stage.GOODBYE}
-)
+ALTERNATING = frozenset({Stage.FIRST_DEALER, Stage.SETUP, Stage.HANDS, Stage.AUDIT, Stage.RESULT, Stage.GOODBYE})
 RESULT_FIELDS = ("round", "redeal", "outcome", "winner", "payment", "seat 0's points", "seat 1's points")
 
 

@@ -46,7 +46,7 @@ from p2p_koikoi.engine import (
     parse_rules,
 )
 from p2p_koikoi.engine.cards import month_mask
-from p2p_koikoi.fairness import FairDeal, Message, Step
+from p2p_koikoi.fairness import DealContext, FairDeal, Message, Step
 from p2p_koikoi.referee import (
     Claim,
     Ending,
@@ -173,7 +173,7 @@ class MatchSession:
         # only in a private sidecar file next to our record while the match can be resumed.
         self.master_secret = master_secret if master_secret is not None else secrets.token_bytes(32)
         self.knowledge = SeatKnowledge(seat, self.master_secret)
-        self.knowledge.on_deal = self.deal_started
+        self.knowledge.make_deal = self.new_deal
         self.referee = Referee(self.knowledge, _Teller(self), keys=self.keys, nonces=nonces)
         self.match_id = self.referee.match_id
         self._offered = rules
@@ -184,14 +184,12 @@ class MatchSession:
         self.ended_by: SessionEnd | None = None
         self.end_text = ""
         self.ending: MatchEnd | None = None
+        self._broke_rule = False  # a cheating seat sent an entry its own referee refused
+        self._accusing = False
         if seat == 0:
             self._pump()
 
     # ------------------------------------------------------------------ queries
-
-    @property
-    def _identity(self) -> Ed25519PrivateKey:
-        return self.identity
 
     @property
     def chain(self) -> Referee:
@@ -244,6 +242,11 @@ class MatchSession:
         if self.referee.stage is Stage.ACCEPT:
             return Waiting.ACCEPT
         return Waiting.MOVE
+
+    @property
+    def resumable(self) -> bool:
+        """The match stopped abandoned: either player may take it up again later (``koikoi resume``)."""
+        return self.ending is not None and self.ending.resumable
 
     def view(self) -> Round | None:
         """Our seat's view of the round in play (a copy), or None between rounds."""
@@ -328,9 +331,12 @@ class MatchSession:
         self.ending = MatchEnd(Ending.ABANDONED, self.seat, text, None, owed=self.seat)
         self.ended_by, self.end_text = SessionEnd.PEER_VANISHED, text
 
-    def deal_started(self, fair: FairDeal) -> None:
-        """Our side of a new deal was made. Does nothing: a seam for a test's cheating seat, which alters
-        its own deal here (before the deal's first message) rather than reaching into the session."""
+    def new_deal(
+        self, context: DealContext, seat: int, keys: tuple[bytes, bytes], secret: bytes, **layout: Any
+    ) -> FairDeal:
+        """Our side of a new deal (``layout``: its deal pattern and dealer). A seam: a test's cheating seat
+        deals otherwise here (another permutation, a stacked deck) rather than reaching into the session."""
+        return FairDeal(context, seat, keys, secret, **layout)
 
     # ------------------------------------------------------- restore and resume
 
@@ -366,23 +372,31 @@ class MatchSession:
         return session
 
     def reopen(self) -> None:
-        """An abandoned match is taken up again: play on from where it stopped."""
+        """An abandoned match is taken up again: our own claim at its end is taken back (the peer may never
+        have had it; if it did, it sends it back), and play goes on from where it stopped."""
+        if self._lift():
+            self.referee.retract_claim(self.seat)
+
+    def _lift(self) -> bool:
+        """An abandoned match goes on: the next entry of the chain lifts the claim (the referee rules so)."""
         end = self.ending
-        if end is not None and end.how is Ending.ABANDONED and not self.referee.over:
-            self.ended_by, self.end_text, self.ending = None, "", None
-            self.outgoing = [e for e in self.outgoing if e.entry.kind != "goodbye"]
+        if end is None or end.how is not Ending.ABANDONED or self.referee.over:
+            return False
+        self.ended_by, self.end_text, self.ending = None, "", None
+        self.outgoing = [e for e in self.outgoing if e.entry.kind != "goodbye"]
+        return True
 
     def catch_up(self, signed: SignedEntry) -> None:
         """Take the next entry of the chain, whoever wrote it: the peer's is received as usual; ours
         (from our record, or sent back by the peer after we lost it) is written again and compared."""
         entry = signed.entry
         if entry.author == self.peer:
-            self.reopen()
+            self._lift()
             self.receive(signed)
             return
         signed.verify(self.keys[self.seat])
         if not self.outgoing:
-            self.reopen()
+            self._lift()
             self._decide_as_recorded(entry.kind, entry.body)
         if not self.outgoing:
             raise LocalProtocolError("restore-mismatch", f"entry {entry.seq} is ours, but we would not write it now")
@@ -415,7 +429,8 @@ class MatchSession:
         if self.ended_by is not None:
             raise RemoteProtocolError("after-end", "the peer wrote after the match ended", blame=self.peer)
         entry = signed.entry
-        if entry.kind == "goodbye" and entry.seq < len(self.referee.entries) and entry.author == self.peer:
+        racing = entry.seq < len(self.referee.entries) or self._broke_rule
+        if entry.kind == "goodbye" and racing and entry.author == self.peer:
             self._racing_goodbye(signed)
             return
         try:
@@ -441,7 +456,11 @@ class MatchSession:
             self.failure = exc
             blame = "the peer" if exc.blame == self.peer else ("we" if exc.blame == self.seat else "nobody")
             self.events.append(SessionEvent("failed", exc.blame, f"{exc} ({blame} to blame)"))
-        if self.ended_by is None and self.referee.end is None and exc.blame == self.peer:
+        if self.ended_by is None and self.referee.end is None and exc.blame == self.peer and not self._accusing:
+            self._accusing = True  # one accusation: a second violation found meanwhile does not write again
+            if not self.referee.entries:  # nothing to link a goodbye to: the match never began
+                self.ended(MatchEnd(Ending.VIOLATION, self.seat, str(exc)))
+                return
             context = self.referee.deal_context()
             evidence = self.knowledge.secret_for(context) if context is not None else None
             self._write("goodbye", [f"violation:{exc.reason}"[:60], str(exc)[:400], evidence])
@@ -457,6 +476,10 @@ class MatchSession:
         except LocalProtocolError:
             if not self.sends_what_it_breaks:
                 raise
+            # A test's cheating seat: the lie goes out, its own state is past repair, so it writes
+            # nothing more of its own accord and waits for the other seat's verdict.
+            self.referee.finding = None
+            self._broke_rule = True
             self.outgoing.append(signed)
             return signed
         except Violation as exc:  # our entry brought the peer's cheat to light (a held Reveal)
@@ -471,7 +494,7 @@ class MatchSession:
 
     def _pump(self) -> None:
         """Write every entry that needs no decision while we hold the floor."""
-        while self.ended_by is None and self.referee.floor() == self.seat:
+        while self.ended_by is None and not self._broke_rule and self.referee.floor() == self.seat:
             if not self._write_automatic():
                 return
 

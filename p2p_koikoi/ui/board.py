@@ -9,14 +9,17 @@ cut to the width; :mod:`p2p_koikoi.ui.render` decides how many lines each part g
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.text import Text
 
+from p2p_koikoi.app.decision import tracker_words
 from p2p_koikoi.app.shobu import koikoi_multiplier
-from p2p_koikoi.app.tracker import captured_by_kind, progress
+from p2p_koikoi.app.tracker import captured_by_kind
 from p2p_koikoi.engine import Card, Kind, Phase, cards_of
 from p2p_koikoi.engine.cards import month_mask
 from p2p_koikoi.engine.rules import Scoring
-from p2p_koikoi.ui.cards import CELL, KIND_NAMES, card_cell, short_label
+from p2p_koikoi.ui.cards import KIND_NAMES, card_cell, cell_width, short_label
 from p2p_koikoi.ui.state import TableState, waiting_text
 
 __all__ = [
@@ -134,8 +137,8 @@ def _tracker_rows(state: TableState, seat: int, width: int, rows: int) -> list[T
     if rules is None or width < 8:
         return []
     entries: list[Text] = []
-    for item in progress(_captures(state, seat), rules):
-        entries.append(Text(f"✓ {item}", style="bold green") if item.made else Text(str(item), style="cyan"))
+    for item, words in tracker_words(_captures(state, seat), rules, short=True):
+        entries.append(Text(words, style="bold green" if item.made else "cyan"))
     out: list[Text] = []
     line = Text()
     for entry in entries:
@@ -162,7 +165,13 @@ def player_lines(state: TableState, seat: int, width: int, rows: int) -> list[Te
             count = view.hand_size(seat)
             header += f" · {count} card{'' if count == 1 else 's'} in hand"
         if view.calls[seat]:
-            header += f" · called Koi-Koi ×{view.calls[seat]}"
+            times = view.calls[seat]
+            header += " · called Koi-Koi" + (f" {times} times" if times > 1 else "")
+    if rows == 0:  # a low window: the header alone, with the captures counted and the nearest yaku
+        taken = _captures(state, seat).bit_count()
+        nearest = _tracker_rows(state, seat, width, 1)
+        header += f" · {taken} taken" + (f" · {nearest[0].plain.split(' · ')[0]}" if nearest else "")
+        return [rule(header, width)]
     tracker_width = min(34, max(0, width // 3))
     left_width = width - tracker_width - 1
     segments = _kind_segments(_captures(state, seat))
@@ -188,7 +197,7 @@ def player_lines(state: TableState, seat: int, width: int, rows: int) -> list[Te
 
 
 def _per_row(width: int) -> int:
-    return max(1, width // CELL)
+    return max(1, width // cell_width(width))
 
 
 def table_rows(state: TableState, width: int) -> int:
@@ -198,21 +207,25 @@ def table_rows(state: TableState, width: int) -> int:
     return max(1, -(-count // _per_row(width)))
 
 
-def _cells(cards: list[Card], markers: list[Text], focused: int | None, width: int, dim: set[Card]) -> list[Text]:
+def _cells(
+    cards: list[Card], markers: list[Text], focused: int | None, width: int, dim: set[Card], *, marks: bool = True
+) -> list[Text]:
+    """Rows of card cells, each a line of markers (unless ``marks`` is off), the plants and the kinds."""
     lines: list[Text] = []
     per_row = _per_row(width)
+    cell = cell_width(width)
     for start in range(0, len(cards), per_row):
         chunk = cards[start : start + per_row]
         mark, top, bottom = Text(), Text(), Text()
         for i, card in enumerate(chunk, start):
-            upper, lower = card_cell(card, focused=i == focused, dim=card in dim)
+            upper, lower = card_cell(card, focused=i == focused, dim=card in dim, cell=cell)
             mark.append_text(markers[i])
-            mark.append(" " * (CELL - markers[i].cell_len))
+            mark.append(" " * (cell - markers[i].cell_len))
             top.append_text(upper)
             top.append(" ")
             bottom.append_text(lower)
             bottom.append(" ")
-        lines += [fit(mark, width), fit(top, width), fit(bottom, width)]
+        lines += ([fit(mark, width)] if marks else []) + [fit(top, width), fit(bottom, width)]
     return lines
 
 
@@ -231,8 +244,9 @@ def _drawn_text(state: TableState) -> str:
     return f" · {who} {card.display_name} → {where}"
 
 
-def table_lines(state: TableState, width: int) -> list[Text]:
-    """The table's header (stock count, a drawn card on show) and its cards, three lines a row."""
+def table_lines(state: TableState, width: int, *, compact: bool = False) -> list[Text]:
+    """The table's header (stock count, a drawn card on show) and its cards, three lines a row;
+    ``compact`` (a low window) leaves out the ``↓`` markers, which the prompt line repeats in words."""
     view = state.view
     if view is None:
         return [rule("Table", width), Text(), Text(), Text()]
@@ -259,7 +273,8 @@ def table_lines(state: TableState, width: int) -> list[Text]:
         for i, card in enumerate(cards):
             if card.month == pointing.month:
                 markers[i] = Text(" ↓", style="bold")
-    return [header, *_cells(cards, markers, focused, width, set())]
+    numbered = focus is not None and focus.mode in ("target", "draw")
+    return [header, *_cells(cards, markers, focused, width, set(), marks=numbered or not compact)]
 
 
 def hand_lines(state: TableState, width: int) -> list[Text]:
@@ -294,12 +309,20 @@ def hand_lines(state: TableState, width: int) -> list[Text]:
 
 
 def log_lines(state: TableState, width: int, rows: int) -> list[Text]:
-    """The last ``rows`` lines of the log, the newest in bold."""
+    """The newest entries of the log that fit in ``rows`` screen lines, each wrapped at word boundaries
+    (never a word cut, never an entry shown in part, unless the newest alone is too long), the newest
+    in bold."""
     if rows <= 0:
         return []
-    shown = state.log[-rows:]
-    out = [fit("  " + line, width, "bold" if i == len(shown) - 1 else "") for i, line in enumerate(shown)]
-    return out + [Text() for _ in range(rows - len(out))]
+    shown: list[Text] = []
+    for age, entry in enumerate(reversed(state.log[-rows:])):
+        parts = textwrap.wrap(entry, max(10, width - 2), subsequent_indent="  ", break_on_hyphens=False) or [""]
+        lines = [fit("  " + part, width, "bold" if age == 0 else "") for part in parts]
+        if shown and len(shown) + len(lines) > rows:
+            break
+        shown = lines + shown
+    shown = shown[:rows]
+    return shown + [Text() for _ in range(rows - len(shown))]
 
 
 def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:
@@ -324,7 +347,7 @@ def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:
         keys = "? help · q quit"
     elif focus.mode == "hand":
         info = _hand_info(state)
-        keys = "1-8 or ←→ and Enter: play that card · ? the card · q quit"
+        keys = "1-8 or ←→ and Enter: play that card · ? the card · h hint · q quit"
     elif focus.mode in ("target", "draw"):
         card = focus.card
         verb = "drew" if focus.mode == "draw" else "play"
@@ -337,11 +360,15 @@ def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:
     elif focus.mode == "decision":
         pays = state.decision.payment if state.decision is not None else 0
         info = Text(f"▶ Shōbu scores {pays} now; Koi-Koi plays on for more, at a risk.", style="bold")
-        keys = "s: Shōbu (stop and score) · k: Koi-Koi (play on) · ? help · q quit"
+        keys = "s: Shōbu (stop and score) · k: Koi-Koi (play on) · ? help · h hint · q quit"
     else:
         info = Text("▶ " + " · ".join(f"{i}: {o}" for i, o in enumerate(focus.options, 1)), style="bold")
         keys = f"1-{len(focus.options)} or ←→ and Enter: choose · ? help · q quit"
-    return [fit(info, width), fit(Text(keys, style="dim"), width)]
+    keys_line = Text(keys, style="dim")
+    if state.time_left is not None and focus is not None:
+        clock = f"{state.time_left} s to choose · "
+        keys_line = Text(clock, style="bold red" if state.time_left <= 10 else "bold") + keys_line
+    return [fit(info, width), fit(keys_line, width)]
 
 
 def _hand_info(state: TableState) -> Text:

@@ -4,7 +4,7 @@ question before leaving, the host's rules for the guest to accept, and a yes/no 
 from __future__ import annotations
 
 from p2p_koikoi.engine import RuleSet, preset
-from p2p_koikoi.engine.ruledoc import OPTIONS
+from p2p_koikoi.engine.ruledoc import OPTIONS, yaku_table_lines
 from p2p_koikoi.ui.cards import card_facts
 from p2p_koikoi.ui.state import Overlay, TableState
 
@@ -15,7 +15,8 @@ _KEYS = (
     "1-2, or ←→ and Enter    take that table card, when two match",
     "Esc                     put the card back",
     "s / k                   after a new yaku: Shōbu (stop, score) / Koi-Koi",
-    "?  this help            q  leave (asks first; leaving forfeits)",
+    "?  this help and the yaku table (↑↓ scroll)    q  leave (asks first; leaving forfeits)",
+    "h  a hint: what the strong bot would play here, and why",
     "",
     "A card shows its plant (its month) and its kind: Bright 20, Animal 10, Ribbon 5, Plain 1; "
     "Poem rib. and Blue rib. make Akatan and Aotan. '+' on a hand card: it takes a table card "
@@ -32,8 +33,10 @@ def help_box(state: TableState) -> Overlay:
         lines += [*card_facts(card, state.rules), ""]
     lines += _KEYS
     if state.rules is not None:
-        lines.append(f"Rules: {state.rules.format()} (`koikoi rules` tells them all).")
-    return Overlay("Help", tuple(lines), "any other key: close")
+        lines += ["", f"Yaku under these rules ({state.rules.format()}):"]
+        lines += [f"  {line}" for line in yaku_table_lines(state.rules)]
+        lines.append(f"Every option in words: {state.command} rules {state.rules.preset}")
+    return Overlay("Help and the yaku", tuple(lines), "any other key: close")
 
 
 def quit_box(state: TableState, in_match: bool) -> Overlay:
@@ -50,7 +53,7 @@ def quit_box(state: TableState, in_match: bool) -> Overlay:
 
 def rules_box(rules: RuleSet) -> Overlay:
     """The host's rules, one option a line with what its value means, the changes from the preset first."""
-    lines = [f"{rules.format()} (fingerprint {rules.fingerprint[:16]})"]
+    lines = [f"{rules.format()}", f"Rules fingerprint (both players see the same): {rules.fingerprint}"]
     changes = rules.differences(preset(rules.preset))
     if changes:
         lines.append("Changed from the preset: " + ", ".join(f"{name}={value}" for name, value, _ in changes))
@@ -58,6 +61,7 @@ def rules_box(rules: RuleSet) -> Overlay:
     for name, value in rules.options().items():
         decides, meanings = OPTIONS.get(name, ("", {}))
         lines.append(f"{name} = {value}: {meanings.get(value) or decides}")
+    lines += ["", "The yaku under these rules:", *(f"  {line}" for line in yaku_table_lines(rules))]
     return Overlay("Play by these rules?", tuple(lines), "y: play · n: decline")
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "card_cell",
     "card_facts",
     "card_style",
+    "cell_width",
     "kind_label",
     "plant",
     "short_label",
@@ -61,6 +62,8 @@ def kind_label(card: Card) -> str:
         return "Poem rib."
     if card.role is Role.BLUE_RIBBON:
         return "Blue rib."
+    if card.role is Role.LIGHTNING:  # a Plain by kind, but everyone (and the log) calls it the lightning
+        return "Lightning"
     return card.kind.name.capitalize()
 
 
@@ -84,17 +87,39 @@ def short_label(card: Card) -> str:
     return words[1].capitalize() if len(words) == 2 else card.display_name
 
 
-def card_cell(card: Card, *, focused: bool = False, dim: bool = False) -> tuple[Text, Text]:
-    """The two lines of a card's cell (plant, kind), each ``CELL - 1`` columns wide."""
-    width = CELL - 1
+def cell_width(screen_width: int) -> int:
+    """Columns per card cell (the gap included) on a screen this wide: eight cards fill the width,
+    ten columns each from 80 up, narrower (and the words shorter) below, never under five."""
+    return CELL if screen_width >= 8 * CELL else max(5, screen_width // 8)
+
+
+_SHORT_PLANTS = {"Wisteria": "Wistr.", "Chrysanth": "Chrys.", "Paulownia": "Paulo."}
+_SHORT_KINDS = {"Poem rib.": "Poem", "Blue rib.": "Blue", "Lightning": "Lightn"}
+_TINY_KINDS = {"Bright": "Brt.", "Animal": "Anim", "Ribbon": "Rib.", "Plain": "Pln.", "Lightning": "Ltng"}
+
+
+def _words_for(card: Card, room: int) -> tuple[str, str]:
+    """The plant and kind in at most ``room`` letters: whole words when they fit, else short forms
+    that still tell every plant and kind apart."""
+    name, kind = plant(card), kind_label(card)
+    if room >= 9:
+        return name, kind
+    if room >= 6:
+        return _SHORT_PLANTS.get(name, name)[:room], _SHORT_KINDS.get(kind, kind)[:room]
+    kind = _TINY_KINDS.get(kind, _SHORT_KINDS.get(kind, kind))
+    return name[:room], kind[:room]
+
+
+def card_cell(card: Card, *, focused: bool = False, dim: bool = False, cell: int = CELL) -> tuple[Text, Text]:
+    """The two lines of a card's cell (plant, kind), each ``cell - 1`` columns wide."""
+    width = cell - 1
     style = card_style(card)
     if dim:
         style = "dim"
     if focused:
         style = f"{style} reverse"
-    top = Text(plant(card).ljust(width)[:width], style=style)
-    bottom = Text(kind_label(card).ljust(width)[:width], style=style)
-    return top, bottom
+    name, kind = _words_for(card, width)
+    return Text(name.ljust(width), style=style), Text(kind.ljust(width), style=style)
 
 
 def card_facts(card: Card, rules: RuleSet | None) -> list[str]:

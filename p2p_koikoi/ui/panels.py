@@ -11,8 +11,11 @@ import textwrap
 
 from rich.text import Text
 
+from p2p_koikoi.app.decision import koikoi_risk
 from p2p_koikoi.app.tracker import short_name
+from p2p_koikoi.app.words import count, how_round_ended
 from p2p_koikoi.engine import OutcomeKind, RoundResult, RoundScore, Termination
+from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.ui.board import fit, rule
 from p2p_koikoi.ui.state import Overlay, TableState
 
@@ -30,10 +33,19 @@ def decision_panel(state: TableState, width: int) -> list[Text]:
     lines = [rule("You made a yaku: Shōbu or Koi-Koi?", width, "bold yellow")]
     if score is None:
         return lines
-    lines += _count_lines(score, width)
     verb = "score" if state.me == "You" else "scores"
-    lines.append(fit(f"  Shōbu now: {state.me} {verb} {score.payment}.", width, "bold"))
-    return lines
+    lines.append(fit(f"  Shōbu now: {state.me} {verb} {count(score.payment, 'point')}.", width, "bold"))
+    if state.view is not None and state.rules is not None:
+        risk = koikoi_risk(state.view, state.seat, state.rules, state.them)
+        lines += [fit(line, width) for line in _wrap(risk, width, "  ")]
+    for part in textwrap.wrap(f"{state.warning}.", width - 4) if state.warning else ():
+        lines.append(fit(f"  {part}", width, "bold red"))
+    return lines + _count_lines(score, width)  # the count last: a low window cuts it first
+
+
+def _wrap(text: str, width: int, indent: str) -> list[str]:
+    """Words wrapped to the width (never a word cut), each line indented."""
+    return textwrap.wrap(text, max(10, width - len(indent)), initial_indent=indent, subsequent_indent=indent + "  ")
 
 
 def _winner_line(state: TableState, result: RoundResult) -> str:
@@ -41,12 +53,7 @@ def _winner_line(state: TableState, result: RoundResult) -> str:
     if outcome.kind is OutcomeKind.REDEAL:
         return "The table showed four of a month: the cards are dealt again."
     if outcome.winner is None or result.score is None:
-        why = {
-            OutcomeKind.DRAWN: "the hands ran out: a drawn round",
-            OutcomeKind.NO_GAME: "the hands ran out: no game",
-            OutcomeKind.HAND_YAKU_DRAW: "both were dealt a hand yaku: a drawn round",
-        }.get(outcome.kind, outcome.kind.value)
-        return f"Nobody scores ({why})."
+        return f"Nobody scores ({how_round_ended(outcome.kind)})."
     who = state.name(outcome.winner)
     verb = "win" if who == "You" else "wins"
     how = {
@@ -56,7 +63,7 @@ def _winner_line(state: TableState, result: RoundResult) -> str:
         OutcomeKind.LAST_CALLER: "as the last Koi-Koi caller",
         OutcomeKind.DEALER_BONUS: "with the dealer's bonus",
     }.get(outcome.kind, "")
-    return f"{who} {verb} the round {how}: {result.score.payment} points.".replace("  ", " ")
+    return f"{who} {verb} the round {how}: {count(result.score.payment, 'point')}.".replace("  ", " ")
 
 
 def round_end_panel(state: TableState, width: int) -> list[Text]:
@@ -69,8 +76,18 @@ def round_end_panel(state: TableState, width: int) -> list[Text]:
     lines.append(fit("  " + _winner_line(state, result), width, "bold"))
     if result.score is not None:
         lines += _count_lines(result.score, width)
-    lines.append(fit(f"  Next dealer: {state.name(result.outcome.next_dealer)}.", width))
+    if not _last_round(state, result):
+        lines.append(fit(f"  Next dealer: {state.name(result.outcome.next_dealer)}.", width))
     return lines
+
+
+def _last_round(state: TableState, result: RoundResult) -> bool:
+    """Whether the match ends with this round (every round played, or a pool empty): no next dealer."""
+    rules = state.rules
+    if rules is None:
+        return False
+    pool_empty = rules.scoring is Scoring.POOL and min(result.points) <= 0
+    return result.number >= rules.rounds or pool_empty
 
 
 def _match_headline(state: TableState) -> str:
@@ -126,18 +143,22 @@ def final_screen(state: TableState, width: int) -> list[Text]:
     lines.append(Text())
     if state.record is not None:
         lines += _wrapped(f"Record saved: {state.record}", width)
-        lines += _wrapped(f"Check it with: koikoi verify {state.record}", width)
+        lines += _wrapped(f"Check it with: {state.command} verify {state.record}", width)
+        lines.append(fit("  (printed again on one line when you leave, to copy)", width, "dim"))
     else:
         lines.append(fit("  Where the record is saved is printed when you leave.", width, "dim"))
     lines.append(Text())
-    lines.append(fit("  Enter: leave", width, "dim"))
+    keys = "r: play again · Enter: leave" if state.rematch_offered else "Enter: leave"
+    lines.append(fit(f"  {keys}", width, "dim"))
     return lines
 
 
 def _wrapped(text: str, width: int) -> list[Text]:
-    """A long line (a path) cut into screen lines, so nothing of it is hidden."""
-    room = max(10, width - 4)
-    return [Text(("  " if i == 0 else "    ") + text[i : i + room]) for i in range(0, len(text), room)]
+    """A long line (a command and a path) over several screen lines, broken at spaces where it can,
+    so nothing of it is hidden (the whole line is printed again, unbroken, when the table closes)."""
+    room = max(10, width - 2)
+    parts = textwrap.wrap(text, room, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False)
+    return [Text(part) for part in parts]
 
 
 def box(overlay: Overlay, width: int, height: int) -> list[Text]:

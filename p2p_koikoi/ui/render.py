@@ -3,12 +3,14 @@
 The layout fits 80x24: the status line, the two prompt lines, the table and your hand
 always show; each player's captures get a line per kind when there is room (fewer,
 joined, when there is not); the log gets what is left, and at least two lines. While
-Koi-Koi or Shōbu is open the count takes the place of your hand and the log; at the end
+Koi-Koi or Shōbu is open the count (and what Koi-Koi risks) takes the place of the log; at the end
 of a round its count takes the place of the table. Boxes (help, questions) are drawn over
 the middle. :func:`render` is pure: the same state and size give the same lines.
 """
 
 from __future__ import annotations
+
+import textwrap
 
 from rich.text import Text
 
@@ -28,6 +30,13 @@ from p2p_koikoi.ui.state import TableState
 __all__ = ["render", "screen_text"]
 
 MIN_LOG = 2
+MIN_WIDTH, MIN_HEIGHT = 40, 12  # the least window that shows the table, your hand and the prompt
+
+
+def _too_small(width: int, height: int) -> list[Text]:
+    """What a window too small for the table shows instead: how big to make it (q still leaves)."""
+    words = f"Make the window at least {MIN_WIDTH}×{MIN_HEIGHT} (it is {width}×{height}). q: leave"
+    return [Text(line) for line in textwrap.wrap(words, max(1, width))][:height]
 
 
 def _grow(rows: list[int], wanted: list[int], spare: int) -> int:
@@ -54,18 +63,29 @@ def _board(state: TableState, width: int, height: int, spinner: str) -> list[Tex
         middle += panel[: max(0, height - len(top) - len(bottom) - len(middle))]
         return _stack(top, middle, bottom, height, max(0, spare))
     table = table_lines(state, width)
-    if state.focus is not None and state.focus.mode == "decision":
+    hand = hand_lines(state, width)
+    if state.focus is not None and state.focus.mode == "decision":  # the count, and the hand still in sight
         panel = decision_panel(state, width)
-        room = height - len(top) - len(bottom) - len(table) - 2 - sum(rows)
+        room = height - len(top) - len(bottom) - len(table) - len(hand) - 2 - sum(rows)
+        if room < len(panel):  # a low window: the compact table, and the players' headers alone
+            table, rows = table_lines(state, width, compact=True), [0, 0]
+            room = height - len(top) - len(bottom) - len(table) - len(hand) - 2
         spare = _grow(rows, wanted, room - len(panel))
         middle = player_lines(state, them, width, rows[0]) + table + player_lines(state, me, width, rows[1])
-        middle += panel[: max(0, height - len(top) - len(bottom) - len(middle))]
+        middle += panel[: max(0, height - len(top) - len(bottom) - len(middle) - len(hand))] + hand
         return _stack(top, middle, bottom, height, max(0, spare))
-    hand = hand_lines(state, width)
-    room = height - len(top) - len(bottom) - len(table) - len(hand) - 2 - sum(rows)
-    log_rows = _grow(rows, wanted, room - MIN_LOG) + MIN_LOG
-    middle = player_lines(state, them, width, rows[0]) + table + player_lines(state, me, width, rows[1]) + hand
-    middle += log_lines(state, width, max(0, log_rows))
+    room = height - len(top) - len(bottom) - len(table) - len(hand) - 2  # the two players' headers
+    if room < sum(rows) + MIN_LOG:  # a low window: the hand and the table first, then the captures, then the log
+        table = table_lines(state, width, compact=True)
+        room = height - len(top) - len(bottom) - len(table) - len(hand) - 2
+        rows = [1, 1] if room >= 2 else [0, 0]
+        log_rows = max(0, room - sum(rows))
+    else:
+        log_rows = _grow(rows, wanted, room - sum(rows) - MIN_LOG) + MIN_LOG
+    players = [player_lines(state, them, width, rows[0]), player_lines(state, me, width, rows[1])]
+    if room < 0:  # the lowest windows: the table, the hand and the prompt only (? and the status line tell the rest)
+        players = [[], []]
+    middle = players[0] + table + players[1] + hand + log_lines(state, width, log_rows)
     return _stack(top, middle, bottom, height, 0)
 
 
@@ -83,7 +103,14 @@ def render(
     waiting spinner to show."""
     if spinner is None:
         spinner = (SPINNER_ASCII if ascii_only else SPINNER_UNICODE)[0]
-    lines = final_screen(state, width) if state.final else _board(state, width, height, spinner)
+    if width < MIN_WIDTH or height < MIN_HEIGHT:
+        lines = _too_small(width, height)
+    elif state.final:
+        lines = final_screen(state, width)
+        if len(lines) > height:  # a low window: the key to leave stays on its last line
+            lines = [*lines[: height - 1], lines[-1]]
+    else:
+        lines = _board(state, width, height, spinner)
     if state.overlay is not None:
         lines = overlay_onto(lines, box(state.overlay, min(width - 2, 76), height - 2), width)
     lines = (lines + [Text() for _ in range(height)])[:height]

@@ -34,6 +34,10 @@ _STYLE = {Kind.BRIGHT: "bold yellow", Kind.ANIMAL: "green", Kind.RIBBON: "red", 
 # ---------------------------------------------------------------- plain text
 
 
+def _whose(name: str) -> str:
+    return "Your" if name == "You" else f"{name}'s"
+
+
 def _names(mask: int) -> str:
     return ", ".join(card.display_name for card in cards_of(mask)) or "-"
 
@@ -74,7 +78,7 @@ def plain_lines(replay: Replay) -> list[str]:
         lines.append("")
         lines.append(f"== {steps[0].lines[0]}")
         for seat in (0, 1):
-            lines.append(f"   {names[seat]}'s hand: {_hand(board, seat)}")
+            lines.append(f"   {_whose(names[seat])} hand: {_hand(board, seat)}")
         lines.append(f"   Table: {_names(board.table)}")
         lines.append(f"   Stock: {_stock(board)}")
         for step in steps[1:]:
@@ -118,7 +122,7 @@ def render_step(replay: Replay, index: int) -> RenderableType:
         hand = _cards(board.hands[seat])
         if board.hidden[seat]:
             hand.append(f" + {board.hidden[seat]} unknown", style="dim")
-        grid.add_row(f"{names[seat]} hand", hand)
+        grid.add_row(f"{_whose(names[seat])} hand", hand)
         grid.add_row("captures", _cards(board.captures[seat]))
         yaku = ", ".join(board.yaku[seat]) or "-"
         calls = f"   Koi-Koi calls: {board.calls[seat]}" if board.calls[seat] else ""

@@ -46,6 +46,7 @@ class TableState:
     phase_text: str = "Connecting…"  # what is being waited for when no round is on the table
     focus: Focus | None = None
     decision: RoundScore | None = None  # what Shōbu pays now, while Koi-Koi or Shōbu is open
+    warning: str = ""  # said plainly under the decision: why a Koi-Koi can only lose, when it can
     round_end: RoundEnd | None = None
     results: list[RoundResult] = field(default_factory=list)
     outcome: MatchOutcome | None = None
@@ -55,6 +56,9 @@ class TableState:
     record: Path | None = None
     leaving: bool = False
     notice: str = ""  # a message from the use case (reconnecting...), shown until the next event
+    rematch_offered: bool = False  # the end screen offers another match under the same rules (r)
+    command: str = "koikoi"  # how to run this program again (see app.closing.koikoi_command)
+    time_left: int | None = None  # seconds until the game moves for the person, under a turn limit
 
     def name(self, seat: int) -> str:
         return self.names[seat]

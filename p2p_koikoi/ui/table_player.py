@@ -13,6 +13,7 @@ match, tells the opponent and is recorded.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,10 +22,13 @@ from typing import Protocol
 import trio
 from rich.text import Text
 
+from p2p_koikoi.app.closing import koikoi_command
+from p2p_koikoi.app.coach import hint, pointless_koikoi
 from p2p_koikoi.app.follow import follow
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import AnyAction, Event, OutcomeKind, Round, RuleSet, Termination
+from p2p_koikoi.engine.match import Match
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.net.runner import PlayerQuit
 from p2p_koikoi.session.match_session import SessionEvent
@@ -67,22 +71,25 @@ class TablePlayer:
     ) -> None:
         self.screen = screen
         by_seat = names if seat == 0 else (names[1], names[0])
-        self.state = TableState(seat=seat, names=by_seat, phase_text=waiting)
+        self.state = TableState(seat=seat, names=by_seat, phase_text=waiting, command=koikoi_command())
         self.assume_yes = assume_yes
         self.pause = pause
         self.ascii_only = ascii_only
         self.quit_requested = trio.Event()
         self.in_match = False
+        self.rematch = False  # the person asked for another match at the end screen
         self._spinner = SPINNER_ASCII if ascii_only else SPINNER_UNICODE
         self._events: deque[SessionEvent | Round] = deque()
         self._wake = trio.Event()
         self._idle = trio.Event()
         self._idle.set()
         self._picker: Picker | None = None
+        self._coach: tuple[Round, list[AnyAction], MatchContext] | None = None  # the open decision, for `h`
         self._answer: trio.MemorySendChannel[AnyAction | _Leave] | None = None
         self._overlays: list[tuple[str, Overlay]] = []
         self._question: trio.MemorySendChannel[bool | None] | None = None
         self._dismiss: trio.Event | None = None
+        self._deadline: float | None = None  # when the game moves for the person, while they decide
         self._teller = Teller(self.state.log, self.state.names, seat)
         if rules is not None:
             self.set_rules(rules)
@@ -101,13 +108,16 @@ class TablePlayer:
 
     def redraw(self) -> None:
         width, height = self.screen.size()
-        frame = self._spinner[int(trio.current_time() * 10) % len(self._spinner)]
+        now = trio.current_time()
+        if self._deadline is not None:
+            self.state.time_left = max(0, math.ceil(self._deadline - now))
+        frame = self._spinner[int(now * 10) % len(self._spinner)]
         self.screen.draw(render(self.state, width, height, spinner=frame, ascii_only=self.ascii_only))
 
     async def _spin(self) -> None:
         while True:
             await trio.sleep(0.1)
-            if waiting_text(self.state) is not None:
+            if waiting_text(self.state) is not None or self._deadline is not None:
                 self.redraw()
 
     async def _animate(self) -> None:
@@ -137,7 +147,11 @@ class TablePlayer:
             raise PlayerQuit("the player left")
         return answer
 
-    async def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+    async def choose(
+        self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
+    ) -> AnyAction:
+        """Wait for the person's keys; ``deadline`` (Trio time) is when the game moves for them, counted
+        down on screen, and the move it makes is then told as the game's, not theirs."""
         self.in_match = True
         await self.settle()
         if self.quit_requested.is_set():  # the person left while the screen caught up
@@ -145,21 +159,29 @@ class TablePlayer:
         state = self.state
         if state.rules is None:
             self.set_rules(context.rules)
+        if not state.round_number:  # a resumed match: the round's start was told before the crash
+            state.round_number, state.dealer = context.round_number, view.dealer
         state.view = view
         state.points = context.points
         picker = Picker(view, legal, state.seat)
         if picker.focus.mode == "decision":
             state.decision = shobu_now(view, state.seat, context.rules, context.points)
+            state.warning = pointless_koikoi(view, state.seat, context, state.them) or ""
         send, receive = trio.open_memory_channel[AnyAction | _Leave](1)
-        self._picker, self._answer = picker, send
+        self._picker, self._answer, self._coach = picker, send, (view, legal, context)
         state.focus = picker.focus
+        self._deadline = deadline
         self.redraw()
         try:
             answer = await receive.receive()
         finally:
-            self._picker = self._answer = None
+            self._picker = self._answer = self._coach = None
             state.focus = None
             state.decision = None
+            state.warning = ""
+            self._deadline = state.time_left = None
+            if deadline is not None and trio.current_time() >= deadline:
+                self._teller.timed_out = True
             self.redraw()
         if isinstance(answer, _Leave):
             raise PlayerQuit("the player left")
@@ -189,6 +211,16 @@ class TablePlayer:
             start = rules.pool if rules.scoring is Scoring.POOL else 0
             self.state.points = (start, start)
 
+    def caught_up(self, match: Match, rules: RuleSet | None) -> None:
+        """A resumed match so far: its rounds (for the end table), points, round number and dealer."""
+        if rules is not None:
+            self.set_rules(rules)
+        state = self.state
+        state.results = list(match.results)
+        state.points = (match.points[0], match.points[1])
+        state.round_number = match.round_number
+        state.dealer = match.dealer
+
     def say(self, line: str) -> None:
         """A message from the use case (hosting on a port, reconnecting...): into the log, and beside the
         spinner during a match (where it says what is being waited for) until the next event."""
@@ -200,10 +232,12 @@ class TablePlayer:
     async def confirm(self, question: str) -> bool:
         return bool(await self._ask(question_box(question)))
 
-    async def finish(self, record: Path | None) -> None:
-        """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves."""
+    async def finish(self, record: Path | None, *, rematch: bool = False) -> None:
+        """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves, or,
+        when ``rematch`` is offered, asks for another match with ``r`` (then :attr:`rematch` is set)."""
         await self.settle()
         state = self.state
+        state.rematch_offered = rematch
         state.record = record
         state.final = True
         state.leaving = False
@@ -221,12 +255,17 @@ class TablePlayer:
         if self._overlays:
             self._press_in_overlay(key)
         elif state.final:
-            if key in ("enter", "space", "esc", "q") and self._dismiss is not None:
+            if key == "r" and state.rematch_offered and self._dismiss is not None:
+                self.rematch = True
+                self._dismiss.set()
+            elif key in ("enter", "space", "esc", "q") and self._dismiss is not None:
                 self._dismiss.set()
         elif key == "q":
             self._push("quit", quit_box(self.state, self.in_match))
         elif key == "?":
             self._push("help", help_box(self.state))
+        elif key == "h" and self._coach is not None:
+            self._push("help", Overlay("Hint", tuple(hint(*self._coach, them=state.them)), "any other key: close"))
         elif state.round_end is not None:
             if key in ("enter", "space", "esc") and self._dismiss is not None:
                 self._dismiss.set()

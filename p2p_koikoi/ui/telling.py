@@ -7,6 +7,8 @@ capture of a drawn card), so :class:`Teller` starts a line at a play and adds th
 
 from __future__ import annotations
 
+from p2p_koikoi.app.players import played_for_you
+from p2p_koikoi.app.words import reason_words
 from p2p_koikoi.engine import Event, cards_of
 from p2p_koikoi.session.match_session import SessionEvent
 
@@ -19,13 +21,13 @@ _THIRD_PERSON = {"play": "plays", "draw": "draws", "take": "takes", "call": "cal
 def ending_words(event: SessionEvent, them: str) -> str:
     """How the match ended when it was not played out (``peer-left`` or ``failed``), in words."""
     if event.kind == "failed":
-        return f"the match stopped: {event.text}"
+        return f"the match stopped: {reason_words(event.text)}"
     reason = event.text.partition(": ")[0]
     if reason == "quit":
         return f"{them} left the match"
     if reason == "declined" or event.text.startswith("the guest declined"):
         return f"{them} declined the rules"
-    return f"the connection to {them} was lost ({event.text})"
+    return f"the connection to {them} was lost ({reason_words(event.text)})"
 
 
 class Teller:
@@ -36,6 +38,7 @@ class Teller:
         self.names = names
         self.seat = seat
         self._turn: int | None = None  # whose turn the last line tells, to add to it
+        self.timed_out = False  # our next move is the one the turn limit made for us
 
     def line(self, text: str, seat: int | None = None) -> None:
         self.log.append(text)
@@ -54,12 +57,17 @@ class Teller:
 
     def deals(self, seat: int, prefix: str = "", suffix: str = "") -> None:
         """``Round 2: Bot deals.``, ``You deal first.``"""
-        self.line(f"{prefix}{self.names[seat]} {self._verb(seat, 'deal')}{suffix}.")
+        name = "you" if prefix and seat == self.seat and self.names[seat] == "You" else self.names[seat]
+        self.line(f"{prefix}{name} {self._verb(seat, 'deal')}{suffix}.")
 
     def move(self, move: Event) -> None:
         """One engine event in words (a yaku made or the round's end on a line of its own)."""
         seat, kind = move.seat, move.kind
         name = self.names[seat] if seat in (0, 1) else ""
+        if self.timed_out and seat == self.seat and kind in ("play", "capture", "koikoi", "stop", "exchange"):
+            self.timed_out = False
+            self.line(played_for_you(move), seat)
+            return
         if kind in ("play", "draw") and move.card is not None:
             self._tell(seat, kind, self._card_and_take(move), new_turn=kind == "play")
         elif kind == "capture" and move.captured:

@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from p2p_koikoi.app.closing import record_lines
 from p2p_koikoi.app.netplay import NetMatchResult
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.ui.keys import KeyReader, cbreak
@@ -98,7 +99,12 @@ async def _until_left(use_case: UseCase, player: TablePlayer) -> NetMatchResult 
     return done[0] if done else None
 
 
-async def _at_table(use_case: UseCase, setting: dict[str, Any]) -> tuple[NetMatchResult | None, TablePlayer]:
+Played = list[tuple[NetMatchResult | None, TablePlayer]]
+
+
+async def _at_table(use_case: UseCase, setting: dict[str, Any], rematch: bool) -> Played:
+    """Run matches at the table until the person leaves: one, or, when ``rematch`` is offered, another
+    each time they ask for it with ``r`` at the end screen."""
     console = Console(highlight=False)
     ascii_only = not (console.encoding or "").lower().startswith("utf")
     keys_in, keys_out = trio.open_memory_channel[str](math.inf)
@@ -109,20 +115,23 @@ async def _at_table(use_case: UseCase, setting: dict[str, Any]) -> tuple[NetMatc
 
     fd = sys.stdin.fileno()
     reader = KeyReader(deliver, fd)
+    played: Played = []
     with cbreak(fd), LiveScreen(console) as screen:
-        player = TablePlayer(screen, pause=terminal_pause(), ascii_only=ascii_only, **setting)
         reader.start()
         try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(player.run, keys_out)
-                nursery.start_soon(_redraw_on_resize, player)
-                result = await _until_left(use_case, player)
-                if result is not None and result.report is not None:
-                    await player.finish(result.record)
-                nursery.cancel_scope.cancel()
+            while not played or played[-1][1].rematch:
+                player = TablePlayer(screen, pause=terminal_pause(), ascii_only=ascii_only, **setting)
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(player.run, keys_out)
+                    nursery.start_soon(_redraw_on_resize, player)
+                    result = await _until_left(use_case, player)
+                    played.append((result, player))
+                    if result is not None and result.report is not None:
+                        await player.finish(result.record, rematch=rematch)
+                    nursery.cancel_scope.cancel()
         finally:
             reader.stop()
-    return result, player
+    return played
 
 
 def _plain_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
@@ -144,18 +153,26 @@ def run_at_table(
     rules: RuleSet | None = None,
     waiting: str = "Connecting…",
     assume_yes: bool = False,
+    rematch: bool = False,
 ) -> NetMatchResult | None:
     """Run ``use_case`` at the terminal table, the person in ``seat``; None if they left before the
     match began. ``names`` are ours and the opponent's; ``waiting`` says what the screen waits for
-    until the match starts."""
+    until the match starts. With ``rematch`` the end screen offers another match (``r``), run by
+    ``use_case`` again; the last match's result is returned, the earlier ones are summed up here."""
     setting = {"seat": seat, "names": names, "rules": rules, "waiting": waiting, "assume_yes": assume_yes}
     try:
-        result, player = trio.run(_at_table, use_case, setting)
+        played = trio.run(_at_table, use_case, setting, rematch)
     except BaseExceptionGroup as group:
         raise _plain_error(group) from None
-    if player.state.results or player.state.outcome is not None or player.state.ended:
-        console = Console(highlight=False)
-        width = min(console.size.width, 100)
-        for line in match_summary(player.state, width):
-            console.print(line)
-    return result
+    console = Console(highlight=False, soft_wrap=True)
+    width = min(console.size.width, 100)
+    for number, (result, player) in enumerate(played, 1):
+        if len(played) > 1:
+            console.print(f"Match {number} of {len(played)}:", style="bold")
+        if player.state.results or player.state.outcome is not None or player.state.ended:
+            for row in match_summary(player.state, width):
+                console.print(row)
+        if number < len(played) and result is not None:  # the last one's lines are the command's to print
+            for text in record_lines(result.record, finished=result.ok):
+                console.print(text, markup=False, highlight=False)
+    return played[-1][0]

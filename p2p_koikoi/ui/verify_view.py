@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
+from p2p_koikoi.app.words import count, how_match_ended, reason_words
 from p2p_koikoi.record.verify import VerifyReport
 from p2p_koikoi.referee.findings import blame_words
 
-__all__ = ["render_json", "render_text"]
+__all__ = ["error_json", "render_json", "render_text"]
+
+ROLE = ("the host", "the guest")  # the record's seats, in words (never "seat 0")
 
 _LABELS = {
     "verified": "OK",
@@ -20,8 +24,18 @@ _LABELS = {
 }
 
 
+def _seats_in_words(text: str) -> str:
+    """``seat 0 (host)`` and ``seat 1`` read ``the host`` and ``the guest``."""
+    text = re.sub(r"\bseat ([01]) \((host|guest)\)", r"the \2", text)
+    return re.sub(r"\bseat ([01])\b", lambda m: ROLE[int(m.group(1))], text)
+
+
 def render_text(report: VerifyReport) -> list[str]:
-    """The report as lines: a summary line, then indented details."""
+    """The report as lines: a summary line, then indented details, the seats named as host and guest."""
+    return [_seats_in_words(line) for line in _lines(report)]
+
+
+def _lines(report: VerifyReport) -> list[str]:
     label = _LABELS[report.verdict]
     if report.verdict == "unreadable":
         return [f"{label}: {report.problem}"]
@@ -36,9 +50,10 @@ def render_text(report: VerifyReport) -> list[str]:
         lines.append(f"  ending: {_ending(report)}")
     outcome = end.outcome if end is not None else None
     if outcome is not None:
-        winner = "drawn" if outcome.winner is None else f"seat {outcome.winner} wins"
+        winner = "drawn" if outcome.winner is None else f"{ROLE[outcome.winner]} wins"
         points = f"{outcome.points[0]} to {outcome.points[1]}"
-        lines.append(f"  outcome: {winner}, {points} ({outcome.termination.value}), {len(report.rounds)} deals counted")
+        ended = how_match_ended(outcome.termination)
+        lines.append(f"  outcome: {winner}, {points} ({ended}), {count(len(report.rounds), 'deal')} counted")
     for check in report.notes:
         note = check.note
         verdict = {True: "agrees", False: "differs", None: "cannot be compared"}[check.agrees]
@@ -50,23 +65,28 @@ def render_text(report: VerifyReport) -> list[str]:
 def _ending(report: VerifyReport) -> str:
     end = report.ending
     assert end is not None
-    who = f"seat {end.seat}" if end.seat is not None else ""
-    if end.how == "finished" and report.kind == "transcript":
+    who = ROLE[end.seat] if end.seat is not None else "a player"
+    how, text = str(end.how), reason_words(end.text)
+    if how == "finished" and report.kind == "transcript":
         return "the match was played out"
-    if end.how == "finished":
-        return "the match was played out and both players said goodbye"
-    if end.how == "declined":
-        return "the guest declined the rules"
-    if end.how == "quit":
-        return f"{who} left the match ({end.text})"
-    if end.how == "peer-gone":
-        return f"{who} ended it: the other player was gone ({end.text})"
-    if end.how == "violation":
-        return f"{who} ended it, accusing the other: {end.text}"
-    return end.text
+    return {
+        "finished": "the match was played out and both players said goodbye",
+        "declined": "the guest declined the rules",
+        "forfeit": f"{who} left the match and forfeited it ({text})",
+        "quit": f"{who} left the match ({text})",
+        "abandoned": f"{who} ended it: the other player was gone; nobody won, and it can be resumed ({text})",
+        "peer-gone": f"{who} ended it: the other player was gone ({text})",
+        "violation": f"{who} ended it, accusing the other: {text}",
+        "disputed": f"{who} accused the other of something the record cannot decide: {text}",
+    }.get(how, text)
 
 
-def render_json(reports: Sequence[VerifyReport], *, single: bool) -> str:
-    """One JSON object for a single file, a list for several."""
-    data = [report.to_json() for report in reports]
-    return json.dumps(data[0] if single else data, ensure_ascii=False, indent=1)
+def render_json(reports: Sequence[VerifyReport]) -> str:
+    """The reports as a JSON list, one object per file, however many files (so a script reads one shape)."""
+    return json.dumps([report.to_json() for report in reports], ensure_ascii=False, indent=1)
+
+
+def error_json(problem: str) -> str:
+    """A request that named nothing readable (a missing file, an empty folder), as the same JSON list."""
+    entry = {"file": None, "kind": None, "verdict": "unreadable", "ok": False, "problem": problem}
+    return json.dumps([entry], ensure_ascii=False, indent=1)

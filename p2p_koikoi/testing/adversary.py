@@ -2,9 +2,10 @@
 
 A cheater is built in one of two ways, and both produce *validly signed lies*:
 
-- a :class:`~p2p_koikoi.session.match_session.MatchSession` subclass that overrides one
-  method (``_write``, say, to say something else than the honest session would), so the lie
-  is signed and linked in the cheater's own chain;
+- a :class:`~p2p_koikoi.session.match_session.MatchSession` subclass that overrides one of
+  its seams (``new_deal`` to deal otherwise, ``_write`` to say something else than the honest
+  session would, with ``sends_what_it_breaks`` set so that its own referee lets the lie out),
+  so the lie is signed and linked in the cheater's own chain;
 - an honest session whose entries a :data:`Tamper` alters in flight: replayed, forked, from
   another match, or re-signed (:func:`forge`) with the cheater's own key or another one.
 
@@ -67,7 +68,7 @@ def seeded_key(label: str) -> Ed25519PrivateKey:
 
 def signing_key(session: MatchSession) -> Ed25519PrivateKey:
     """The session's own identity key: what a cheater signs its lies with."""
-    return session._identity
+    return session.identity
 
 
 def forge(signed: SignedEntry, key: Ed25519PrivateKey, **changes: Any) -> SignedEntry:

@@ -1,0 +1,144 @@
+"""The invite code ``kk1:...``: one line that tells a guest where a host is and which key it holds.
+
+``koikoi host`` prints it; ``koikoi join CODE`` dials every address in it at once (happy eyeballs)
+and accepts only a host whose greeting proves the key with the fingerprint in the code, so a
+stranger at one of the addresses (or a router in between) cannot pose as the host even on first
+contact. An optional one-time token lets the host admit only guests who hold the code.
+
+The layout is byte-exact and documented with vectors in ``protocol/INVITE.md``:
+
+    flags (1) | port (2, big-endian) | fingerprint (16) | token (12, if flags bit 0)
+    | addresses: tag 4 + 4 bytes, or tag 6 + 16 bytes, repeated | check (4)
+
+``check`` is the first 4 bytes of SHA-256(``CHECK_DOMAIN`` || everything before it): it catches a
+code mangled in copying, not an attacker (the fingerprint is what stops an attacker). The whole
+is base32 (RFC 4648, lower case, no padding) after the prefix ``kk1:``; base32 survives chat
+programs that change letter case.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import ipaddress
+import secrets
+from dataclasses import dataclass
+
+__all__ = [
+    "CHECK_DOMAIN",
+    "MAX_ADDRESSES",
+    "PREFIX",
+    "TOKEN_BYTES",
+    "Invite",
+    "InviteError",
+    "new_token",
+    "parse_fingerprint",
+]
+
+PREFIX = "kk1:"
+CHECK_DOMAIN = b"p2p-koikoi/invite/v1\x00"
+TOKEN_BYTES = 12
+FINGERPRINT_BYTES = 16
+MAX_ADDRESSES = 16
+MAX_TEXT = 400  # longer than any valid code; checked before decoding
+_HAS_TOKEN = 0x01
+_ALPHABET = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+
+
+class InviteError(ValueError):
+    """The text is not a valid invite code (a typo, a truncated paste, another version)."""
+
+
+def parse_fingerprint(text: str) -> str:
+    """A key fingerprint as people type it (with or without colons, any case), in its printed form."""
+    return _fingerprint_text(_fingerprint_bytes(text.strip().lower()))
+
+
+def new_token() -> bytes:
+    return secrets.token_bytes(TOKEN_BYTES)
+
+
+def _fingerprint_bytes(fingerprint: str) -> bytes:
+    try:
+        raw = bytes.fromhex(fingerprint.replace(":", ""))
+    except ValueError:
+        raise InviteError(f"{fingerprint!r} is not a key fingerprint") from None
+    if len(raw) != FINGERPRINT_BYTES:
+        raise InviteError(f"{fingerprint!r} is not a key fingerprint (8 groups of 4 hex digits)")
+    return raw
+
+
+def _fingerprint_text(raw: bytes) -> str:
+    digest = raw.hex()
+    return ":".join(digest[i : i + 4] for i in range(0, 32, 4))
+
+
+@dataclass(frozen=True, slots=True)
+class Invite:
+    """Where the host listens (``addresses`` in the order to prefer, one ``port``) and who it is."""
+
+    addresses: tuple[str, ...]
+    port: int
+    fingerprint: str
+    token: bytes | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 < self.port < 65536:
+            raise InviteError(f"port {self.port} is not 1 to 65535")
+        if not 0 < len(self.addresses) <= MAX_ADDRESSES:
+            raise InviteError(f"an invite holds 1 to {MAX_ADDRESSES} addresses, not {len(self.addresses)}")
+        for address in self.addresses:
+            ip = ipaddress.ip_address(address)
+            if ip.is_unspecified or ip.is_multicast:
+                raise InviteError(f"{address} is not an address anyone can dial")
+        _fingerprint_bytes(self.fingerprint)
+        if self.token is not None and len(self.token) != TOKEN_BYTES:
+            raise InviteError(f"an invite token is {TOKEN_BYTES} bytes")
+
+    def format(self) -> str:
+        body = bytearray([_HAS_TOKEN if self.token else 0])
+        body += self.port.to_bytes(2, "big") + _fingerprint_bytes(self.fingerprint)
+        if self.token:
+            body += self.token
+        for address in self.addresses:
+            ip = ipaddress.ip_address(address)
+            body += bytes([ip.version]) + ip.packed
+        body += hashlib.sha256(CHECK_DOMAIN + bytes(body)).digest()[:4]
+        return PREFIX + base64.b32encode(bytes(body)).decode().rstrip("=").lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Invite:
+        text = text.strip()
+        if len(text) > MAX_TEXT:
+            raise InviteError("the invite code is far too long; copy the one line koikoi host printed")
+        if not text.lower().startswith(PREFIX):
+            raise InviteError(f"an invite code starts with {PREFIX}")
+        encoded = text[len(PREFIX) :].upper()
+        if not set(encoded) <= _ALPHABET:
+            raise InviteError("the invite code has characters that do not belong; copy it again")
+        try:
+            raw = base64.b32decode(encoded + "=" * (-len(encoded) % 8))
+        except ValueError:
+            raise InviteError("the invite code is damaged or cut short; copy the whole line again") from None
+        if len(raw) < 1 + 2 + FINGERPRINT_BYTES + 4 or hashlib.sha256(CHECK_DOMAIN + raw[:-4]).digest()[:4] != raw[-4:]:
+            raise InviteError("the invite code is damaged (its check does not match); copy the whole line again")
+        return cls._unpack(raw[:-4])
+
+    @classmethod
+    def _unpack(cls, body: bytes) -> Invite:
+        flags, port, fp = body[0], int.from_bytes(body[1:3], "big"), body[3:19]
+        if flags & ~_HAS_TOKEN:
+            raise InviteError("the invite code uses features this koikoi does not know; update koikoi")
+        at, token = 19, None
+        if flags & _HAS_TOKEN:
+            token, at = body[at : at + TOKEN_BYTES], at + TOKEN_BYTES
+        addresses: list[str] = []
+        while at < len(body):
+            size = {4: 4, 6: 16}.get(body[at], 0)
+            if not size or at + 1 + size > len(body):
+                raise InviteError("the invite code holds a malformed address")
+            addresses.append(str(ipaddress.ip_address(body[at + 1 : at + 1 + size])))
+            at += 1 + size
+        if token is not None and len(token) != TOKEN_BYTES:
+            raise InviteError("the invite code is cut short")
+        return cls(tuple(addresses), port, _fingerprint_text(fp), token)

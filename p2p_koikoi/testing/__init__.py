@@ -1,0 +1,31 @@
+"""Test helpers we ship, as trio ships ``trio.testing``.
+
+- ``sessions``: two sessions piped in memory (:func:`pipe_sessions`), seeded entropy;
+- ``streams``: a stream that trickles bytes; a TCP proxy that cuts a connection at a chosen point;
+- ``processes``: real ``koikoi`` processes (environment, free port, waiting for a listener);
+- ``vectors``: the byte-exact vectors of a whole match;
+- ``adversary``: cheating peers built from our own session with one step altered, and the duel that
+  plays one against the honest program.
+"""
+
+from p2p_koikoi.testing.processes import KOIKOI, free_port, koikoi_env, spawn_host, wait_listening
+from p2p_koikoi.testing.sessions import SessionPair, decide, deterministic_entropy, pipe_sessions, session_pair
+from p2p_koikoi.testing.streams import CuttingProxy, TrickleStream, trickle_stream_pair
+from p2p_koikoi.testing.vectors import wire_vectors
+
+__all__ = [
+    "KOIKOI",
+    "CuttingProxy",
+    "SessionPair",
+    "TrickleStream",
+    "decide",
+    "deterministic_entropy",
+    "free_port",
+    "koikoi_env",
+    "pipe_sessions",
+    "session_pair",
+    "spawn_host",
+    "trickle_stream_pair",
+    "wait_listening",
+    "wire_vectors",
+]

@@ -1,0 +1,215 @@
+"""The coach: the hint's line for fixed positions, Koi-Koi advice, a Koi-Koi that can only lose, and the review."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+from builders import cards
+
+from p2p_koikoi.app.coach import ReviewMark, explain, hint, pointless_koikoi, review
+from p2p_koikoi.app.local_match import play_local_match
+from p2p_koikoi.app.plain_input import LineInput
+from p2p_koikoi.app.plain_player import PlainPlayer
+from p2p_koikoi.app.replay import load_replay
+from p2p_koikoi.bots import GreedyAgent, MatchContext
+from p2p_koikoi.engine import AnyAction, Card, Phase, Play, Round, RuleSet, preset
+
+PLAIN = preset("nintendo").with_overrides(["hand-yaku=off"])
+SAMPLES = Path(__file__).resolve().parent.parent / "replays"
+C = Card.parse
+
+STUCK = "wisteria-plain-1 iris-plain-1 peony-plain-1 clover-plain-1 pampas-plain-1 chrysanthemum-plain-1"
+QUIET = "pine-plain-1 pine-plain-2 plum-plain-1 maple-plain-1 maple-plain-2 paulownia-plain-1 paulownia-plain-2"
+TABLE = (
+    "pine-ribbon plum-plain-1 maple-plain-1 maple-plain-2 willow-swallow paulownia-plain-1 iris-plain-2 clover-ribbon"
+)
+
+
+def view_of(hand: str, table: str, mine: str = "", theirs: str = "") -> Round:
+    """Seat 0's view, to play, with these captures already made (the other hand unknown)."""
+    caps = (cards(mine), cards(theirs))
+    rnd = Round.start(PLAIN, 0, (cards(hand), 0), cards(table), [None] * 24, hidden=(0, 8))
+    rnd.captures = [caps[0], caps[1]]
+    rnd._seen |= caps[0] | caps[1]
+    rnd.stock_index = (caps[0] | caps[1]).bit_count()  # they came from the stock, as far as the count goes
+    return rnd
+
+
+def test_the_line_says_what_a_move_takes_the_yaku_it_nears_and_what_it_keeps_away() -> None:
+    view = view_of(f"pine-crane cherry-curtain {STUCK}", TABLE, mine="plum-ribbon plum-plain-2")
+    line = explain(view, 0, Play(C("pine-crane")), "Bot")
+    assert (
+        line
+        == "play Pine crane: takes the Pine poem ribbon, 2/3 towards Akatan; keeps the Cherry curtain away from Bot"
+    )
+
+
+def test_the_line_of_a_capture_the_other_seat_wanted() -> None:
+    table = f"peony-butterflies {QUIET}"
+    view = view_of(f"{STUCK} cherry-curtain willow-lightning", table, theirs="clover-boar maple-deer")
+    line = explain(view, 0, Play(C("peony-plain-1")), "Bot")
+    assert line == (
+        "play Peony plain: takes the Peony butterflies, 1/3 towards Inoshikachō; "
+        "keeps the Peony butterflies away from Bot"
+    )
+
+
+def test_a_discard_says_it_takes_nothing_and_whether_it_is_the_safest() -> None:
+    view = view_of(f"cherry-curtain {STUCK} willow-lightning", f"plum-plain-2 {QUIET}")
+    line = explain(view, 0, Play(C("wisteria-plain-1")), "Bot")
+    assert line.startswith("play Wisteria plain: nothing to take")
+    assert line.endswith("; keeps the Cherry curtain away from Bot")
+    line = explain(view, 0, Play(C("cherry-curtain")), "Bot")
+    assert line == "play Cherry curtain: nothing to take"
+
+
+def test_the_hint_is_the_bots_move_in_words() -> None:
+    view = view_of(f"pine-crane cherry-curtain {STUCK}", TABLE, mine="plum-ribbon plum-plain-2")
+    context = MatchContext(PLAIN, 0, (0, 0), 1)
+    lines = hint(view, view.legal_actions(), context, "Bot")
+    assert lines == [
+        "Hint: play Pine crane: takes the Pine poem ribbon, 2/3 towards Akatan; keeps the Cherry curtain away from Bot."
+    ]
+    assert hint(view, view.legal_actions(), context, "Bot") == lines  # the same position, the same advice
+
+
+# -- Koi-Koi -------------------------------------------------------------------------------
+
+
+def decisions(rules: RuleSet, *, empty_hand: bool) -> list[tuple[Round, list[AnyAction], MatchContext]]:
+    """Koi-Koi decisions met in greedy self-play (seeded), with an empty hand or with cards still to play."""
+    found: list[tuple[Round, list[AnyAction], MatchContext]] = []
+
+    class Recorder(GreedyAgent):
+        def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+            if view.phase is Phase.DECISION and (view.hand_size(context.seat) == 0) == empty_hand:
+                found.append((view.copy(), legal, context))
+            return super().choose(view, legal, context)
+
+    seed = 0
+    while len(found) < 3 and seed < 40:
+        play_local_match(rules, (Recorder(seed), Recorder(seed + 1)), random.Random(seed))
+        seed += 1
+    assert found, "the seeds no longer reach such a decision"
+    return found
+
+
+def test_a_koikoi_that_can_only_lose_is_said_so_plainly() -> None:
+    for view, legal, context in decisions(preset("nintendo"), empty_hand=True):
+        left = view.hand_size(1 - context.seat)
+        assert left >= 1
+        words = pointless_koikoi(view, context.seat, context, "Bot")
+        cards_left = "1 card" if left == 1 else f"{left} cards"
+        assert words == (
+            "Koi-Koi can only lose: your hand is empty, so you cannot add to your captures, "
+            f"and Bot still has {cards_left} to play"
+        )
+        (line,) = hint(view, legal, context, "Bot")
+        assert line == f"Hint: Shōbu. {words}."
+
+
+def test_a_koikoi_with_cards_in_hand_may_pay() -> None:
+    for view, legal, context in decisions(preset("nintendo"), empty_hand=False):
+        assert pointless_koikoi(view, context.seat, context) is None
+        (line,) = hint(view, legal, context, "Bot")
+        assert line.startswith(("Hint: Koi-Koi. A Koi-Koi wins the round again in about", "Hint: Shōbu. A Koi-Koi"))
+        assert "% of the bot's playouts" in line and "chance to win the match" in line
+
+
+def test_when_the_hands_running_out_pays_the_last_caller_a_koikoi_is_not_pointless() -> None:
+    rules = preset("nintendo").with_overrides(["exhausted=last-caller", "koikoi-multiplier=all-calls"])
+    view, _legal, context = decisions(preset("nintendo"), empty_hand=True)[0]
+    view.rules = rules
+    context = MatchContext(rules, context.seat, context.points, context.round_number)
+    assert pointless_koikoi(view, context.seat, context) is None
+
+
+# -- the review ----------------------------------------------------------------------------
+
+
+def test_the_review_marks_moves_with_what_they_gave_away() -> None:
+    replay = load_replay(SAMPLES / "nintendo.koikoi")
+    marks = list(review(replay, margin=1.0))
+    assert marks and all(isinstance(m, ReviewMark) and m.loss >= 1.0 for m in marks)
+    assert all(m.round_number in (1, 2, 3) and m.seat in (0, 1) for m in marks)
+    line = marks[0].line(replay.names)
+    assert line.startswith(f"Round {marks[0].round_number}, {replay.names[marks[0].seat]} chose to ")
+    assert "the bot would" in line and line.endswith(" points expected)")
+    # A margin nobody gives away marks nothing.
+    assert list(review(replay, margin=1000.0)) == []
+
+
+@pytest.mark.parametrize("sample", ["nintendo.koikoi"])
+def test_replay_review_on_the_command_line(sample: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "p2p_koikoi", "replay", "--review", str(SAMPLES / sample)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("Each move of both players against the strong bot's search")
+    assert lines[-1].endswith("rounds reviewed (rounds cut short cannot be).")
+    assert any("points expected)" in line for line in lines[1:-1])
+
+
+# -- at the plain table ----------------------------------------------------------------------
+
+
+def test_h_at_the_plain_table_prints_the_hint_and_asks_again() -> None:
+    view = view_of(f"pine-crane cherry-curtain {STUCK}", TABLE, mine="plum-ribbon plum-plain-2")
+    legal = view.legal_actions()
+    answers = iter(["h\n", "1\n"])
+    written: list[str] = []
+    lines = LineInput(lambda: next(answers, ""), prompt=written.append)
+    player = PlainPlayer(0, write=written.append, lines=lines)
+    chosen = trio.run(player.choose, view, legal, MatchContext(PLAIN, 0, (0, 0), 1))
+    assert chosen == legal[0]
+    assert "Hint: play Pine crane: takes the Pine poem ribbon, 2/3 towards Akatan; " in "\n".join(written)
+
+
+def test_the_plain_decision_warns_of_a_koikoi_that_can_only_lose() -> None:
+    view, legal, context = decisions(preset("nintendo"), empty_hand=True)[0]
+    written: list[str] = []
+    lines = LineInput(lambda: "1\n", prompt=written.append)
+    player = PlainPlayer(context.seat, write=written.append, lines=lines)
+    trio.run(player.choose, view, legal, context)
+    assert any(line.startswith("Careful: Koi-Koi can only lose: your hand is empty") for line in written)
+
+
+# -- at the terminal table -----------------------------------------------------------------
+
+
+async def test_h_at_the_table_opens_the_hint_and_any_key_closes_it() -> None:
+    from test_ui_table import at_table, deciding
+
+    view = view_of(f"pine-crane cherry-curtain {STUCK}", TABLE, mine="plum-ribbon plum-plain-2")
+    async with at_table() as (player, screen, keys):
+        answer = await deciding(player, view)
+        await screen.shows("h hint")
+        await keys.send("h")
+        text = await screen.shows("┌─ Hint", timeout=30)
+        words = " ".join(text.replace("│", " ").split())  # the box's lines, wrapped, without its frame
+        assert "Hint: play Pine crane: takes the Pine poem ribbon, 2/3 towards Akatan" in words
+        await keys.send("x")
+        await screen.hides("┌─ Hint")
+        assert answer() is None  # the hint chose nothing
+
+
+async def test_the_table_says_plainly_when_a_koikoi_can_only_lose() -> None:
+    from test_ui_table import at_table, deciding
+
+    view = next(v for v, _legal, context in decisions(preset("nintendo"), empty_hand=True) if context.seat == 0)
+    async with at_table() as (player, screen, _keys):
+        await deciding(player, view)
+        text = await screen.shows("Shōbu now:")
+        words = " ".join(text.split())
+        assert "Koi-Koi can only lose: your hand is empty, so you cannot add to your captures, and Bot" in words
+        assert "card to play." in words or "cards to play." in words

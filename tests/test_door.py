@@ -1,0 +1,326 @@
+"""The host's door: caps on connections waiting for admission, absolute deadlines, running out of
+file descriptors, summarised drop lines, ``--guest`` and the invite token. Floods go to loopback
+only, bounded in count and time; after each, a real guest still joins and plays."""
+
+from __future__ import annotations
+
+import contextlib
+import resource
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2p_koikoi.app.netplay import admit_guest
+from p2p_koikoi.app.players import BotPlayer
+from p2p_koikoi.bots import RandomAgent
+from p2p_koikoi.engine import preset
+from p2p_koikoi.net.door import Door, DropKind, DropLog, Dropped, address_key, fd_budget
+from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
+from p2p_koikoi.net.handshake import Greeting, Guard, NotKoikoi, greet_as_guest, greet_as_host, token_nonce
+from p2p_koikoi.net.runner import run_match
+from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, dial, dial_any, listen
+from p2p_koikoi.record.identity_names import fingerprint
+from p2p_koikoi.record.reader import read_record
+from p2p_koikoi.session.match_session import MatchSession
+from p2p_koikoi.testing import KOIKOI, free_port, koikoi_env
+from p2p_koikoi.wire import VERSION, Hello, Ping, encode, public_bytes
+
+RULES = preset("lemme").with_option("rounds", "3")
+
+# -- the bookkeeping -------------------------------------------------------------------------
+
+
+def test_the_door_caps_each_address_and_the_total() -> None:
+    door = Door(per_address=2, total=3)
+    assert door.enter("a") is None and door.enter("a") is None
+    assert door.enter("a") is DropKind.CROWDED_ADDRESS
+    assert door.enter("b") is None
+    assert door.enter("c") is DropKind.CROWDED
+    door.leave("a")
+    assert door.enter("c") is None and door.waiting == 3
+
+
+def test_a_home_ipv6_network_counts_as_one_address() -> None:
+    assert address_key("2001:db8:1:2::1") == address_key("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    assert address_key("2001:db8:1:3::1") != address_key("2001:db8:1:2::1")
+    assert address_key("::ffff:192.0.2.1") == "192.0.2.1"
+
+
+def test_few_files_mean_few_waiting() -> None:
+    assert fd_budget(1024) == 32
+    assert fd_budget(64) == 12
+    assert fd_budget(16) == 2
+
+
+def test_a_flood_of_drops_makes_a_few_lines() -> None:
+    log = DropLog(window=10)
+    lines: list[str] = []
+    lines += log.add(0.0, Dropped("192.0.2.1:1", "it does not speak koikoi", DropKind.NOT_KOIKOI))
+    for i in range(1999):
+        kind = DropKind.NOT_KOIKOI if i % 10 else DropKind.TOO_SLOW
+        lines += log.add(i * 0.004, Dropped(f"192.0.2.1:{i}", "x", kind))
+    lines += log.tick(25.0)
+    lines += log.tick(40.0)
+    assert lines == [
+        "Dropped a connection from 192.0.2.1:1: it does not speak koikoi. Still waiting.",
+        "Dropped 1999 more connections in the last 10 s: not koikoi 1799, too slow 200. Still waiting.",
+    ]
+    # after a quiet window, the next drop is shown in full again
+    assert log.add(60.0, Dropped("198.51.100.9:5", "left", DropKind.LEFT))[0].startswith("Dropped a connection from")
+
+
+# -- absolute deadlines, on the autojump clock ------------------------------------------------
+
+
+async def test_pings_do_not_extend_the_wait_for_accept(autojump_clock: trio.testing.MockClock) -> None:
+    a, b = trio.testing.memory_stream_pair()
+    host_key, guest_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    guest = FramedChannel(b)
+
+    async def pinger() -> None:
+        await greet_as_guest(guest, public_bytes(guest_key))
+        for n in range(1000):
+            await guest.send(Ping(n))
+            await trio.sleep(5)
+
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(pinger)
+        greeting = await greet_as_host(FramedChannel(a), public_bytes(host_key))
+        with pytest.raises(ConnectionLost, match="did not accept the rules within 300 s"):
+            await admit_guest(FramedChannel(a), greeting, host_key, RULES)
+        nursery.cancel_scope.cancel()
+    assert trio.current_time() - start == pytest.approx(300, abs=1)
+
+
+async def test_pings_do_not_stand_in_for_a_greeting(autojump_clock: trio.testing.MockClock) -> None:
+    a, b = trio.testing.memory_stream_pair()
+    await FramedChannel(b).send(Ping(1))
+    with pytest.raises(NotKoikoi, match="did not start with a hello"):
+        await greet_as_host(FramedChannel(a), public_bytes(Ed25519PrivateKey.generate()))
+
+
+# -- guards: --guest and the invite token, over loopback TCP ---------------------------------
+
+
+async def host_once(guard: Guard, port_box: list[int], dropped: list[Dropped], key: Ed25519PrivateKey) -> None:
+    async def admit(channel: FramedChannel, greeting: Greeting, peer: str) -> MatchSession:
+        return await admit_guest(channel, greeting, key, RULES)
+
+    async def on_listening(addresses: list[Address]) -> None:
+        port_box.append(addresses[0].port)
+
+    async def on_dropped(item: Dropped) -> None:
+        dropped.append(item)
+
+    channel, session = await listen(
+        public_bytes(key),
+        admit,
+        port=0,
+        bind="127.0.0.1",
+        on_listening=on_listening,
+        on_dropped=on_dropped,
+        guard=guard,
+    )
+    await run_match(channel, session, BotPlayer(RandomAgent(1), 0))
+
+
+@pytest.mark.parametrize("guarded_by", ["guest", "token"])
+async def test_only_the_expected_guest_gets_in(guarded_by: str) -> None:
+    host_key, wanted, stranger = (Ed25519PrivateKey.generate() for _ in range(3))
+    token = b"t" * 12
+    guard = Guard(guest=fingerprint(public_bytes(wanted))) if guarded_by == "guest" else Guard(token=token)
+    port_box: list[int] = []
+    dropped: list[Dropped] = []
+    host_fp = fingerprint(public_bytes(host_key))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host_once, guard, port_box, dropped, host_key)
+        while not port_box:
+            await trio.sleep(0.01)
+        target = [Address("127.0.0.1", port_box[0])]
+        with pytest.raises(CouldNotJoin, match="closed the connection before greeting"):
+            await dial_any(target, public_bytes(stranger), Pin(host_fp), timeout=5)  # no token, another key
+        pin = Pin(host_fp, token if guarded_by == "token" else None)
+        channel, greeting, _ = await dial_any(target, public_bytes(wanted), pin, timeout=5)
+        report = await run_match(
+            channel, MatchSession(1, wanted, greeting.peer_key, greeting.nonces), BotPlayer(RandomAgent(2), 1)
+        )
+    assert report.ended_by == "match-over"
+    assert [d.kind for d in dropped] == [DropKind.REFUSED]
+
+
+async def test_a_pinned_key_refuses_an_impostor() -> None:
+    host_key = Ed25519PrivateKey.generate()
+    port_box: list[int] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host_once, Guard(), port_box, [], host_key)
+        while not port_box:
+            await trio.sleep(0.01)
+        guest = Ed25519PrivateKey.generate()
+        wrong = fingerprint(public_bytes(Ed25519PrivateKey.generate()))
+        with pytest.raises(CouldNotJoin, match=r"WARNING: 127\.0\.0\.1:\d+ answered with a different key"):
+            await dial_any([Address("127.0.0.1", port_box[0])], public_bytes(guest), Pin(wrong), timeout=5)
+        nursery.cancel_scope.cancel()
+
+
+def test_a_token_nonce_is_still_fresh() -> None:
+    nonces = {token_nonce(b"t" * 12, "c84a:c030:6851:2b8a:1149:ef2b:736b:03e5", b"k" * 32) for _ in range(50)}
+    assert len(nonces) == 50
+
+
+# -- floods against a whole host process ----------------------------------------------------
+
+
+def spawn_limited_host(home: Path, port: int, replays: Path, nofile: int) -> subprocess.Popen[str]:
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
+    match = ["--rules", "lemme", "--rounds", "3", "--bot", "random", "--seed", "1", "--no-upnp"]
+    return subprocess.Popen(
+        [*KOIKOI, "host", "--port", str(port), "--replay-dir", str(replays), *match],
+        env=koikoi_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=limit,
+    )
+
+
+def wait_for_port(port: int, timeout: float = 20.0) -> None:
+    """Return once the host listens on IPv6 loopback too (so this probe is not one the door counts on 127/8)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("::1", port), timeout=1):
+            return
+        time.sleep(0.05)
+    raise TimeoutError(port)
+
+
+async def flood(port: int, seconds: float) -> int:
+    """Idle, garbage, hello-then-ping and slowloris connections from many loopback addresses, for a
+    bounded time and count; returns how many connections were opened."""
+    opened = 0
+    hello = encode(Hello(VERSION, public_bytes(Ed25519PrivateKey.generate()), b"n" * 32, "flood"))
+
+    async def one(source: str, kind: int) -> None:
+        nonlocal opened
+        sock = trio.socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            await sock.bind((source, 0))
+            await sock.connect(("127.0.0.1", port))
+            opened += 1
+            stream = trio.SocketStream(sock)
+            if kind == 1:
+                await stream.send_all(b"GET / HTTP/1.1\r\n\r\n")
+            elif kind == 2:
+                await stream.send_all(hello)
+                for n in range(100):
+                    await stream.send_all(encode(Ping(n)))
+                    await trio.sleep(1)
+            elif kind == 3:
+                for byte in hello:
+                    await stream.send_all(bytes([byte]))
+                    await trio.sleep(1)
+            await trio.sleep(seconds)
+        except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        finally:
+            sock.close()
+
+    with trio.move_on_after(seconds):
+        async with trio.open_nursery() as nursery:
+            for i in range(400):
+                nursery.start_soon(one, f"127.0.{i % 5}.{2 + i % 40}", i % 4)
+                await trio.sleep(0.01)
+    return opened
+
+
+@pytest.mark.parametrize("nofile", [64, 1024])
+def test_a_flooded_host_stays_up_and_a_real_guest_plays(tmp_path: Path, nofile: int) -> None:
+    port = free_port()
+    replays = tmp_path / "replays"
+    host = spawn_limited_host(tmp_path / "host", port, replays, nofile)
+    try:
+        wait_for_port(port)
+        opened = trio.run(flood, port, 8.0)
+        guest = subprocess.run(
+            [*KOIKOI, "join", f"127.0.0.1:{port}", "--bot", "random", "--seed", "2", "--replay-dir", str(replays)],
+            env=koikoi_env(tmp_path / "guest"),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        _host_out, host_err = host.communicate(timeout=60)
+    finally:
+        host.kill()
+    assert opened > 50
+    assert guest.returncode == 0, guest.stderr
+    assert host.returncode == 0, host_err
+    assert "Traceback" not in host_err + guest.stderr
+    drop_lines = [line for line in host_err.splitlines() if line.startswith("Dropped")]
+    assert 1 <= len(drop_lines) <= 4, host_err  # a few summary lines, not one per connection
+    assert all(read_record(path).complete for path in replays.glob("*.koikoi"))
+
+
+EMFILE_HOST = """
+import sys, trio
+from p2p_koikoi.net.door import Door
+from p2p_koikoi.net.tcp import listen
+from p2p_koikoi.wire import public_bytes
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+async def main():
+    kinds = []
+    async def on_listening(addresses):
+        print(addresses[0].port, flush=True)
+    async def on_dropped(item):
+        kinds.append(item.kind.name)
+    async def admit(channel, greeting, peer):
+        return greeting
+    key = public_bytes(Ed25519PrivateKey.generate())
+    door = Door(per_address=10000, total=10000)  # no cap: the process must run out of files
+    await listen(key, admit, port=0, bind="127.0.0.1", on_listening=on_listening, on_dropped=on_dropped,
+                 greeting_deadline=3, door=door)
+    print("admitted", kinds.count("NO_FILES") > 0, flush=True)
+
+trio.run(main)
+"""
+
+
+def test_running_out_of_files_pauses_accepting_and_the_host_goes_on(tmp_path: Path) -> None:
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (40, 40))
+
+    host = subprocess.Popen(
+        [sys.executable, "-c", EMFILE_HOST], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit
+    )
+    held: list[socket.socket] = []
+    try:
+        assert host.stdout is not None
+        port = int(host.stdout.readline())
+        for _ in range(60):  # more than the host can hold open
+            held.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        time.sleep(1.5)
+        for sock in held:
+            sock.close()
+        time.sleep(4)  # the greeting deadline frees the host's side
+
+        async def guest() -> None:
+            await dial(Address("127.0.0.1", port), public_bytes(Ed25519PrivateKey.generate()))
+
+        trio.run(guest)
+        out, err = host.communicate(timeout=20)
+    finally:
+        host.kill()
+        for sock in held:
+            sock.close()
+    assert host.returncode == 0, err
+    assert "admitted True" in out, (out, err)

@@ -1,0 +1,220 @@
+"""What the one referee rules when a seat quits, claims the other vanished, accuses it, or loses the link:
+as whole matches between two sessions, each ruling checked in both seats' records and in ``koikoi verify``.
+
+A claim that proves nothing gives nothing: a ``peer-gone`` by the seat that owes the next entry is its own
+forfeit; any other is an abandoned match that both can resume; an accusation carries the accuser's deal
+secret, and one that shows nothing is the accuser's forfeit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from p2p_koikoi.bots import RandomAgent
+from p2p_koikoi.engine import MatchContext, Phase, preset
+from p2p_koikoi.record.verify import VerifyReport
+from p2p_koikoi.referee import Claim, Ending, Stage
+from p2p_koikoi.session.match_session import MatchSession, SessionEnd, Waiting
+from p2p_koikoi.testing import SessionPair, decide, deterministic_entropy, pipe_sessions, session_pair
+from p2p_koikoi.wire import SignedEntry
+from tests.record_support import verify_entries
+
+RULES = preset("nintendo").with_option("rounds", "3")
+AGENTS = (RandomAgent(1), RandomAgent(2))
+
+
+def _step(pair: SessionPair) -> bool:
+    """Deliver every entry in flight and make every decision due, once; False when nothing moved."""
+    moved = False
+    for seat, session in enumerate(pair.sessions):
+        for signed in session.take_outgoing():
+            other = pair.sessions[1 - seat]
+            if other.waiting is not Waiting.DONE:
+                other.receive(signed)
+                moved = True
+    if moved:
+        return True  # decide only when nothing is in flight, so a stop point sees a settled chain
+    for seat, session in enumerate(pair.sessions):
+        moved = decide(session, AGENTS[seat]) or moved
+    return moved
+
+
+def play_until(
+    pair: SessionPair, stop: Callable[[SessionPair], bool], limit: int = 5_000, *, settled: bool = True
+) -> None:
+    """Play until ``stop`` holds (when ``settled``, only at a moment with nothing in flight)."""
+    for _ in range(limit):
+        quiet = not settled or not any(session.outgoing for session in pair.sessions)
+        if quiet and stop(pair):
+            return
+        assert _step(pair), "the sessions are stuck"
+    raise AssertionError("the stop point never came")
+
+
+def new_pair(label: bytes) -> SessionPair:
+    return session_pair(RULES, deterministic_entropy(label))
+
+
+def guest_owes_its_second_move(pair: SessionPair) -> bool:
+    guest = pair.guest
+    moves = sum(1 for e in guest.chain.entries if e.entry.kind == "move" and e.entry.author == 1)
+    rnd = guest.round
+    return moves >= 1 and guest.waiting is Waiting.MOVE and rnd is not None and rnd.phase is Phase.PLAY
+
+
+def send_raw_goodbye(session: MatchSession, reason: str, text: str, evidence: bytes | None = None) -> SignedEntry:
+    """A goodbye the session's own rules would not write (a cheat): signed and sent all the same."""
+    session.sends_what_it_breaks = True
+    return session._write("goodbye", [reason, text, evidence])
+
+
+def deliver(pair: SessionPair) -> None:
+    """Everything in flight reaches the other side (a side that has ended takes no more)."""
+    for seat, session in enumerate(pair.sessions):
+        for signed in session.take_outgoing():
+            if pair.sessions[1 - seat].waiting is not Waiting.DONE:
+                pair.sessions[1 - seat].receive(signed)
+
+
+def both_records(pair: SessionPair) -> tuple[VerifyReport, VerifyReport]:
+    return verify_entries(pair.host.chain.entries), verify_entries(pair.guest.chain.entries)
+
+
+def test_a_forged_forfeit_in_place_of_a_move_is_the_forgers_own() -> None:
+    """The guest owes its 2nd move and says "the host vanished" instead: it loses by forfeit, in the host's
+    record, in its own, and in ``koikoi verify`` of both."""
+    pair = new_pair(b"forged forfeit")
+    play_until(pair, guest_owes_its_second_move)
+    send_raw_goodbye(pair.guest, Claim.PEER_GONE.value, "the host vanished")
+    deliver(pair)
+    for session in pair.sessions:
+        assert session.ending is not None
+        assert (session.ending.how, session.ending.seat, session.ending.owed) == (Ending.FORFEIT, 1, 1)
+        assert session.ending.winner == 0
+    assert pair.host.ended_by is SessionEnd.PEER_QUIT
+    for report in both_records(pair):
+        assert report.verdict == "verified", report.finding
+        assert report.ending is not None and (report.ending.how, report.ending.winner) == (Ending.FORFEIT, 0)
+
+
+class ClaimsInsteadOfRevealing(MatchSession):
+    """At the round's end, says "the host vanished" where its secret is due (a deck cheat would stay hidden)."""
+
+    sends_what_it_breaks = True
+
+    def _write(self, kind: str, body: list[Any]) -> SignedEntry:
+        if kind == "deal" and self.referee.stage is Stage.AUDIT:
+            return super()._write("goodbye", [Claim.PEER_GONE.value, "the host vanished", None])
+        return super()._write(kind, body)
+
+
+def test_a_forged_forfeit_in_place_of_the_audits_reveal_is_the_forgers_own() -> None:
+    """The same claim where the guest owes its secret at the round's end: it cannot hide its deal that way."""
+    entropy = deterministic_entropy(b"forged forfeit at the audit")
+    honest = session_pair(RULES, entropy)
+    host = honest.host
+    guest = ClaimsInsteadOfRevealing(
+        1, honest.keys[1], host.keys[0], host.nonces, master_secret=honest.guest.master_secret
+    )
+    pair = SessionPair(host, guest, honest.keys)
+    play_until(pair, lambda p: p.host.waiting is Waiting.DONE)
+    assert host.ending is not None and (host.ending.how, host.ending.owed, host.ending.winner) == (
+        Ending.FORFEIT,
+        1,
+        0,
+    )
+    last = host.chain.entries[-1].entry
+    assert (last.kind, last.author, last.body[0]) == ("goodbye", 1, "peer-gone")
+    report = verify_entries(host.chain.entries)
+    assert report.verdict == "verified", report.finding
+    assert report.ending is not None and (report.ending.how, report.ending.winner) == (Ending.FORFEIT, 0)
+
+
+def test_an_accusation_the_evidence_does_not_bear_out_is_the_accusers_forfeit() -> None:
+    """The guest, losing, accuses the host of a deal cheat with its real deal secret as evidence: the host's
+    referee and ``koikoi verify`` re-derive everything, find nothing, and the guest forfeits."""
+    pair = new_pair(b"baseless")
+    play_until(pair, guest_owes_its_second_move)
+    guest = pair.guest
+    context = guest.referee.deal_context()
+    assert context is not None
+    evidence = guest.knowledge.secret_for(context)
+    send_raw_goodbye(guest, "violation:not-a-card", "position 3 does not unlock to a card", evidence)
+    deliver(pair)
+    host = pair.host
+    assert host.ending is not None and (host.ending.how, host.ending.seat, host.ending.winner) == (
+        Ending.FORFEIT,
+        1,
+        0,
+    )
+    assert host.failure is not None and (host.failure.reason, host.failure.blame) == ("baseless-accusation", 1)
+    report = verify_entries(host.chain.entries)
+    assert report.verdict == "failed"
+    assert (report.finding.reason, report.finding.blame) == ("baseless-accusation", 1)
+    assert report.ending is not None and report.ending.winner == 0
+
+
+def test_an_accusation_with_false_evidence_blames_the_accuser() -> None:
+    """Evidence that is not the accuser's secret does not open its commitment: the accuser is the cheat."""
+    pair = new_pair(b"false evidence")
+    play_until(pair, guest_owes_its_second_move)
+    send_raw_goodbye(pair.guest, "violation:not-a-card", "a made-up claim", bytes(range(32)))
+    deliver(pair)
+    report = verify_entries(pair.host.chain.entries)
+    assert (report.finding.reason, report.finding.blame) == ("commitment-mismatch", 1)
+    assert report.ending is not None and (report.ending.how, report.ending.winner) == (Ending.FORFEIT, 0)
+
+
+def test_a_quit_during_the_first_dealer_draw_is_a_forfeit() -> None:
+    """A guest that dislikes the coin or the draw cannot drop out for free once it accepted the rules."""
+    pair = new_pair(b"free abort")
+    play_until(pair, lambda p: p.guest.referee.stage is Stage.FIRST_DEALER and p.guest.referee.step >= 2, settled=False)
+    pair.guest.quit("I do not like this draw")
+    deliver(pair)
+    host = pair.host
+    assert host.ending is not None and (host.ending.how, host.ending.seat, host.ending.winner) == (
+        Ending.FORFEIT,
+        1,
+        0,
+    )
+    report = verify_entries(pair.guest.chain.entries)  # the quit is in the quitter's own chain
+    assert report.verdict == "verified", report.finding
+    assert report.ending is not None and (report.ending.how, report.ending.winner) == (Ending.FORFEIT, 0)
+
+
+def test_a_lost_link_leaves_both_records_abandoned_and_the_match_resumes_to_its_end() -> None:
+    """The host's move is lost in flight and neither hears from the other again: each claims the other
+    vanished (or, owing the next entry itself, writes nothing). Both records say *abandoned*, nobody wins;
+    both restore from their records, take back their own claims, exchange what the other lacks, and play
+    the match to its end, which verifies."""
+    pair = new_pair(b"outage")
+    play_until(pair, guest_owes_its_second_move)
+    view = pair.guest.view()
+    assert view is not None and pair.guest.rules is not None and pair.guest.match is not None
+    context = MatchContext(pair.guest.rules, 1, tuple(pair.guest.match.points), pair.guest.round_number)
+    pair.guest.submit(AGENTS[1].choose(view, pair.guest.legal_actions(), context))
+    pair.guest.take_outgoing()  # lost in flight: the guest moved, the host never hears of it
+    for session in pair.sessions:
+        session.peer_vanished("no word from the opponent for 90 s")
+    for session in pair.sessions:
+        assert session.ending is not None and session.ending.how is Ending.ABANDONED
+        assert session.ending.winner is None and session.resumable
+    for report in both_records(pair):
+        assert report.ending is not None and (report.ending.how, report.ending.winner) == (Ending.ABANDONED, None)
+
+    records = [list(s.chain.entries) for s in pair.sessions]
+    restored = [
+        MatchSession.restore(seat, pair.keys[seat], records[seat], pair.sessions[seat].master_secret) for seat in (0, 1)
+    ]
+    resumed = SessionPair(restored[0], restored[1], pair.keys)
+    longer, shorter = sorted(restored, key=lambda s: len(s.chain.entries), reverse=True)
+    for signed in longer.chain.entries[len(shorter.chain.entries) :]:
+        shorter.catch_up(signed)
+    for seat, session in enumerate(restored):
+        session.mark_sent(len(restored[1 - seat].chain.entries))
+    assert pipe_sessions(resumed, AGENTS) is None
+    for session in restored:
+        assert session.ended_by is SessionEnd.MATCH_OVER
+    report = verify_entries(restored[0].chain.entries)
+    assert report.verdict == "verified" and report.ending is not None and report.ending.how is Ending.FINISHED

@@ -1,0 +1,68 @@
+"""protocol/SPEC.md against the referee: the stage names, the slot tables and every reason id the code can
+name. The spec is the contract, so a table that can drift is checked here."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from p2p_koikoi.fairness import Deck, Reason
+from p2p_koikoi.referee.table import (
+    AUDIT_SLOTS,
+    COIN_SLOTS,
+    DEALER_DRAW_SLOTS,
+    HAND_SLOTS,
+    OPENING_SLOTS,
+    Slot,
+    Stage,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = (ROOT / "protocol" / "SPEC.md").read_text()
+
+
+def _words(slots: tuple[Slot, ...]) -> str:
+    return ", ".join(f"Deck {n}" if kind is Deck else kind.__name__ for kind, n in slots)
+
+
+def test_the_slot_tables_in_the_spec_are_the_referees() -> None:
+    block = SPEC.split("<!-- slots:")[1].split("<!-- end slots -->")[0]
+    expected = {
+        "coin flip": COIN_SLOTS,
+        "opening (SETUP)": OPENING_SLOTS,
+        "dealer draw": DEALER_DRAW_SLOTS,
+        "hands": HAND_SLOTS,
+        "audit": AUDIT_SLOTS,
+    }
+    for name, slots in expected.items():
+        assert f"- {name}: {_words(slots)}\n" in block, name
+
+
+def test_every_stage_is_named_in_the_state_hash_and_the_table() -> None:
+    for stage in Stage:
+        if stage is Stage.OVER:
+            continue
+        assert f"`{stage.value}`" in SPEC, stage
+        assert f"| {stage.name} |" in SPEC or f"| {stage.name}," in SPEC, stage
+
+
+def _reason_ids_in_code() -> set[str]:
+    found: set[str] = {str(reason) for reason in Reason}
+    patterns = (
+        r'_fail\([^,]+, "([a-z:-]+)"',
+        r'RemoteProtocolError\(\s*"([a-z:-]+)"',
+        r'Finding\(.*?, "([a-z:-]+)"',
+    )
+    for path in (ROOT / "p2p_koikoi").rglob("*.py"):
+        text = path.read_text()
+        for pattern in patterns:
+            found.update(re.findall(pattern, text))
+    return {f for f in found if not f.endswith(":")}
+
+
+def test_every_reason_id_the_code_can_name_is_in_the_spec() -> None:
+    assert {"after-end", "bad-key", "not-a-card", "baseless-accusation", "corrupt-frame"} <= _reason_ids_in_code()
+    section = SPEC.split("## 6.")[1].split("## 7.")[0]
+    listed = set(re.findall(r"`([a-z][a-z:-]*[a-z])`", section))
+    missing = sorted(r for r in _reason_ids_in_code() if r not in listed and not r.startswith("unconfirmed:"))
+    assert not missing, f"reason ids the code can name but SPEC.md section 6 does not list: {missing}"
