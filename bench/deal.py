@@ -11,8 +11,14 @@ It prints, as CPU time (``time.process_time``) of this one process:
   multiplication and point check (the alternative), a 2048-bit ``pow``;
 - one 48-card pass (shuffle, lock) and the check of a received deck;
 - a full round deal for both sides in one process: secrets to commitments,
-  the four passes, the initial reveals of both hands and the table; without
-  the audit (the 15 ms target) and with it;
+  the four proved passes, the initial reveals of both hands and the table;
+  without the audit and with it;
+- the proofs (protocol version 2): prove and verify one shuffle-pass proof
+  (targets: at most 100 ms each) and one lock-pass proof, the check of a key
+  against its commitment; a whole proof-carrying round (commitments, four
+  proved passes, the initial reveals, 8 shows and 16 draws, the audit) as CPU
+  per side (target: at most 150 ms), its proof bytes, and the floor: the
+  group operations it needs, counted, times the measured cost of one;
 - the same kind of deal with the PyPI package ``mentalpoker`` 0.5.0 (52 cards,
   two players, four passes and 32 card decodes), measured in a subprocess in
   its own virtual environment ``bench/.venv-mentalpoker``, which this script
@@ -35,10 +41,13 @@ from pathlib import Path
 
 import nacl.bindings as nacl_bindings
 
-from p2p_koikoi.fairness import DealContext, FairDeal, Message, Step, group
+from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Message, Step, group
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
-from p2p_koikoi.fairness.derive import Contribution, derive_contribution
+from p2p_koikoi.fairness.derive import Contribution, binding, derive_contribution
+from p2p_koikoi.fairness.dleq import LockStatement, prove_lock, verify_lock
+from p2p_koikoi.fairness.passproof import key_matches, make_pass
 from p2p_koikoi.fairness.shuffle import deck_problem, lock, shuffle
+from p2p_koikoi.fairness.shuffle_proof import ShuffleStatement, prove_shuffle, verify_shuffle
 
 HERE = Path(__file__).resolve().parent
 MENTALPOKER_VENV = HERE / ".venv-mentalpoker"
@@ -104,6 +113,141 @@ def deal(counter: list[int], audit: bool) -> None:
     if audit:
         both(sides, (sides[0].reveal_secret(), sides[1].reveal_secret()))
         assert sides[0].report is not None and sides[0].report == sides[1].report
+
+
+# -- the proofs ---------------------------------------------------------------------------------
+
+GROUP_OPERATIONS = {
+    "mul": "variable-base multiplication",
+    "mul_any": "variable-base multiplication",
+    "mul_base": "fixed-base multiplication",
+    "mul_base_any": "fixed-base multiplication",
+    "add": "point addition",
+    "sub": "point addition",
+    "is_valid_point": "point decode",
+    "is_valid_element": "point decode",
+}
+
+
+class Meter:
+    """CPU time and group operations per seat, over the calls made on that seat's FairDeal."""
+
+    def __init__(self) -> None:
+        self.seat = 0
+        self.cpu = [0.0, 0.0]
+        self.counts: list[dict[str, int]] = [{}, {}]
+        self._saved: dict[str, Callable[..., object]] = {}
+
+    def __enter__(self) -> Meter:
+        for name, kind in GROUP_OPERATIONS.items():
+            original = getattr(group, name)
+            self._saved[name] = original
+
+            def counted(*args: object, _original: Callable[..., object] = original, _kind: str = kind) -> object:
+                counts = self.counts[self.seat]
+                counts[_kind] = counts.get(_kind, 0) + 1
+                return _original(*args)
+
+            setattr(group, name, counted)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for name, original in self._saved.items():
+            setattr(group, name, original)
+
+    def call(self, seat: int, fn: Callable[..., Step], *args: object) -> Step:
+        self.seat = seat
+        start = time.process_time()
+        try:
+            return fn(*args)
+        finally:
+            self.cpu[seat] += time.process_time() - start
+
+
+def metered_round(meter: Meter, round_number: int) -> int:
+    """A whole round, both sides in one process, each call charged to its seat; returns proof bytes."""
+    context = DealContext(match_id=b"bench-match-0002", round=round_number)
+    sides = tuple(FairDeal(context, s, IDENTITY_KEYS, os.urandom(32)) for s in (0, 1))
+
+    def run(steps: list[tuple[int, Step]]) -> None:
+        outbox = [(seat, m) for seat, step in steps for m in step.send]
+        while outbox:
+            sender, message = outbox.pop(0)
+            step = meter.call(1 - sender, sides[1 - sender].receive, message)
+            outbox.extend((1 - sender, m) for m in step.send)
+
+    def on_both(call: Callable[[FairDeal], Step]) -> None:
+        run([(seat, meter.call(seat, call, sides[seat])) for seat in (0, 1)])
+
+    on_both(FairDeal.start)
+    on_both(FairDeal.reveal_initial)
+    for turn in range(8):
+        for seat in (0, 1):
+            position = sides[seat].plan.hand(seat)[turn]
+            run([(seat, meter.call(seat, sides[seat].show, [position]))])
+            on_both(FairDeal.draw)
+    on_both(FairDeal.reveal_secret)
+    assert sides[0].report is not None and sides[0].report == sides[1].report
+    return sum(len(m.proof) for _, m in sides[0].transcript if isinstance(m, Deck))
+
+
+def proof_figures(repeat: int) -> None:
+    print("\nProofs (deal protocol v2)")
+    context = DealContext(b"bench-proofs", 1)
+    secret = os.urandom(32)
+    contribution = derive_contribution(secret, context, IDENTITY_KEYS[0])
+    outputs = shuffle(CARD_POINTS, contribution)
+    statement = ShuffleStatement(binding(context, IDENTITY_KEYS[0]), 1, CARD_POINTS, outputs)
+    proof = prove_shuffle(statement, contribution.permutation, contribution.mask, secret)
+    small = max(3, repeat // 3)
+    row(
+        "one shuffle-pass proof, prove (target: at most 100 ms)",
+        cpu(lambda: prove_shuffle(statement, contribution.permutation, contribution.mask, secret), small),
+    )
+    row("one shuffle-pass proof, verify (target: at most 100 ms)", cpu(lambda: verify_shuffle(statement, proof), small))
+    locked = lock(outputs, contribution)
+    scalars = [group.scalar_mul(contribution.mask, key) for key in contribution.unlock_keys]
+    lock_statement = LockStatement(binding(context, IDENTITY_KEYS[0]), 3, outputs, locked)
+    lock_proof = prove_lock(lock_statement, scalars, secret)
+    row("one lock-pass proof (48 DLEQ), prove", cpu(lambda: prove_lock(lock_statement, scalars, secret), small))
+    row("one lock-pass proof (48 DLEQ), verify", cpu(lambda: verify_lock(lock_statement, lock_proof), small))
+    first = make_pass(1, context, IDENTITY_KEYS[0], contribution, secret, CARD_POINTS)
+    third = make_pass(3, context, IDENTITY_KEYS[0], contribution, secret, first.points)
+    key = contribution.unlock_keys[5]
+    row("check of one key against its commitment", cpu(lambda: key_matches(first, third, 5, key), 15, 50))
+    print(f"  proof bytes: shuffle {len(proof.to_bytes())}, lock {len(lock_proof.to_bytes())}")
+
+    rounds = max(3, repeat // 3)
+    per_side: list[list[float]] = [[], []]
+    with Meter() as meter:
+        proof_bytes = metered_round(meter, 1)  # warm-up, and the operation counts of one round
+        counts = [dict(c) for c in meter.counts]
+        for number in range(2, 2 + rounds):
+            meter.cpu = [0.0, 0.0]
+            metered_round(meter, number)
+            for seat in (0, 1):
+                per_side[seat].append(meter.cpu[seat])
+    print(f"  a whole round (start, 4 proved passes, initial reveals, 8 shows and 16 draws, audit), {rounds} rounds:")
+    for seat in (0, 1):
+        row(
+            f"  CPU of seat {seat} per round (target: at most 150 ms)",
+            (min(per_side[seat]), statistics.median(per_side[seat])),
+        )
+    print(f"  proof bytes per round: {proof_bytes} (the four Deck messages carry {proof_bytes + 4 * 1539} bytes)")
+    costs = {
+        "variable-base multiplication": cpu(lambda: group.mul(scalar_sample, point_sample), 15, 200)[0],
+        "fixed-base multiplication": cpu(lambda: group.mul_base(scalar_sample), 15, 200)[0],
+        "point addition": cpu(lambda: group.add(point_sample, point_sample), 15, 200)[0],
+        "point decode": cpu(lambda: group.is_valid_point(point_sample), 15, 200)[0],
+    }
+    for seat in (0, 1):
+        floor = sum(counts[seat].get(kind, 0) * cost for kind, cost in costs.items())
+        parts = ", ".join(f"{counts[seat].get(kind, 0)} {kind}s x {fmt(cost).strip()}" for kind, cost in costs.items())
+        print(f"  floor of seat {seat}: {fmt(floor).strip()} = {parts}")
+
+
+scalar_sample = group.scalar_from_wide(bytes(range(64)))
+point_sample = CARD_POINTS[0]
 
 
 # -- mentalpoker, in its own environment --------------------------------------------------------
@@ -216,7 +360,7 @@ def main() -> None:
     print("\nA full round deal, both sides in one process")
     counter = [0]
     without = cpu(lambda: deal(counter, audit=False), repeat)
-    row("deal without the audit (target: at most 15 ms)", without)
+    row("deal without the audit, both sides (proved passes)", without)
     full = cpu(lambda: deal(counter, audit=True), repeat)
     row("deal with the audit", full)
     # The machine's speed drifts: price a multiplication again, next to the deals.
@@ -227,6 +371,8 @@ def main() -> None:
         f"\n  the deal without the audit costs {without[0] / near:.0f} multiplications' worth"
         f" (4 x 48 in the passes, 32 to open 2 hands and the table by both, plus checks)"
     )
+
+    proof_figures(repeat)
 
     print("\nAgainst mentalpoker 0.5.0 (52 cards, four passes, 32 decodes; its own venv, subprocess)")
     if args.no_mentalpoker:

@@ -2,11 +2,12 @@
 
 - ``<preset>.koikoi``, one per rule preset: two real ``koikoi`` processes, a host and a guest
   played by bots, over loopback TCP, three rounds each; the host's copy of the record is kept.
-- ``cheat-stacked-deck.koikoi``: the host is our own session with one step altered: in round 1
-  it re-orders its first deck pass (a chosen permutation: stacking the deck). Play goes on,
-  since nobody can see a masked deck, until the host's secret comes out at the round's end: the
-  honest guest finds the pass does not re-derive from it, ends the match blaming the host, and
-  notes why. The guest's record is kept (both peers run the real runner, in memory).
+- ``cheat-stacked-deck.koikoi``: the host is our own session with one step altered: in round 1 it
+  re-orders its first deck pass after proving it (stacking the deck). The proof no longer covers the
+  deck it sends, so the honest guest refuses that very entry (``bad-shuffle-proof``) before play
+  starts, ends the match blaming the host, and notes why (before the proofs, deal v1, this was caught
+  only at the round's end, when the host's secret came out). The guest's record is kept (both peers
+  run the real runner, in memory).
 - ``crash-killed-guest.koikoi``: a real 12-round match whose guest process is killed (SIGKILL)
   in the middle of the match; the guest's record is kept as the crash left it.
 
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.engine import PRESETS, preset
-from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Step
-from p2p_koikoi.fairness.messages import Commit
+from p2p_koikoi.fairness import DealContext, Deck, FairDeal
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import greet_as_guest, greet_as_host
 from p2p_koikoi.net.runner import run_match
@@ -112,7 +113,7 @@ def crash_sample(seed: int) -> Path:
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:
                 records = list((work / "guest").glob("*.koikoi"))
-                if records and records[0].stat().st_size > 40_000:
+                if records and records[0].stat().st_size > 100_000:
                     break
                 time.sleep(0.02)
             guest.send_signal(signal.SIGKILL)
@@ -139,19 +140,15 @@ def crash_sample_cut_mid_round(seed: int, tries: int = 6) -> Path:
 
 
 class StackingDeal(FairDeal):
-    """Seat 0's side of a deal, with its first deck pass re-ordered after it was computed."""
+    """Seat 0's side of a deal, with its first deck pass re-ordered after it was computed (and proved)."""
 
-    def _on_commit(self, message: Commit) -> Step:
-        step = super()._on_commit(message)
-        if not step.send:
-            return step
-        honest = step.send[0]
-        assert isinstance(honest, Deck)
+    def _make_pass(self, number: int, received: Sequence[bytes]) -> Deck:
+        honest = super()._make_pass(number, received)
+        if number != 1:
+            return honest
         points = list(honest.points)
-        points[0], points[30] = points[30], points[0]  # the order it wants, not the one its secret derives
-        stacked = Deck(1, tuple(points))
-        self._decks[1] = stacked
-        return Step(send=(stacked,))
+        points[0], points[30] = points[30], points[0]  # the order it wants, not the one it proved
+        return Deck(1, tuple(points), honest.proof)
 
 
 class StackingHost(MatchSession):

@@ -82,9 +82,7 @@ async def test_a_duplicated_card_is_caught_on_receipt(tmp_path: Path) -> None:
 
 class SubstitutesATableCard(Liar):
     """The host puts the crane's own point at the first table position of its lock pass (deck 3)
-    instead of the locked card there: a valid point, so the deck passes every check on receipt. (The
-    host cheats here because the table opens to the guest first: a guest cheating so would trip its
-    own check on the host's table keys before the host ever saw its lie.)"""
+    instead of the locked card there: a valid, distinct point, so the deck passes the point checks."""
 
     def lie(self, kind: str, body: list[Any]) -> list[Any] | None:
         message = deal_message(self, kind, body)
@@ -92,33 +90,16 @@ class SubstitutesATableCard(Liar):
             assert self._deal is not None
             points = list(message.points)
             points[self._deal.plan.table[0]] = CARD_POINTS[Card.PINE_CRANE]
-            return with_message(body, Deck(3, tuple(points)))
+            return with_message(body, Deck(3, tuple(points), message.proof))
         return None
 
 
-async def test_a_substituted_card_is_caught_when_its_position_opens(tmp_path: Path) -> None:
-    """The swapped position unlocks to no card once both table keys are out: caught on the cheater's
-    table Keys, the first entry that lets the honest side open it (the deck itself held valid points).
-
-    To open that position ``koikoi verify`` needs the honest side's key for it too, which the honest side
-    never sent (it stopped on the cheater's keys); the honest side's accusation carries its deal secret
-    as evidence, so verify opens the position itself and names the same entry, reason and seat."""
+async def test_a_substituted_card_is_caught_on_its_deck(tmp_path: Path) -> None:
+    """The lock pass proves each position is the received one times its committed scalar: a swapped
+    point breaks that proof, so the deck's own entry is caught (``bad-lock-proof``), before any key
+    is sent, and ``koikoi verify`` finds the same from the record alone."""
     d = await duel(RULES, tmp_path, cheater=SubstitutesATableCard, cheater_seat=0)
-    keys = d.record.entries[-2]
-    message = parse_message(keys.entry.body[2])
-    assert isinstance(message, Keys) and d.cheater._deal is not None
-    assert message.positions == d.cheater._deal.plan.table
-    record = assert_caught(
-        d,
-        "not-a-card",
-        blame=0,
-        offending=keys,
-        stage=Stage.SETUP,
-        verified=("failed", "not-a-card", 0),
-    )
-    assert f"position {d.cheater._deal.plan.table[0]} " in record.notes[0].text
-    # The altered deck is in the chain too: the proof of what was sent.
-    assert any(e.data == d.cheater_lie.data for e in record.entries)
+    assert_caught(d, "bad-lock-proof", blame=0, offending=d.cheater_lie, stage=Stage.SETUP)
 
 
 # -- keys and points ---------------------------------------------------------------------------
@@ -137,10 +118,10 @@ class WrongLockKey(Liar):
 
 
 async def test_a_wrong_lock_key_is_caught_on_receipt(tmp_path: Path) -> None:
-    """The honest side holds its own key for every table position, so it opens each one as the peer's
-    key arrives: a wrong key unlocks no card (``not-a-card``) on that very entry."""
+    """Every key is checked against the sender's commitment from its lock pass (``u * Gamma == X[k]``)
+    as it arrives: a wrong key is caught on that very entry (``wrong-key``)."""
     d = await duel(RULES, tmp_path, cheater=WrongLockKey)
-    assert_caught(d, "not-a-card", blame=CHEATER, offending=d.cheater_lie, stage=Stage.SETUP)
+    assert_caught(d, "wrong-key", blame=CHEATER, offending=d.cheater_lie, stage=Stage.SETUP)
 
 
 class InvalidPoint(Liar):

@@ -111,7 +111,7 @@ def lie_of(session: MatchSession) -> SignedEntry:
 async def test_a_wrong_lock_key_against_the_real_host(tmp_path: Path) -> None:
     """The deal: a wrong key for a table position, caught by the host on that very entry."""
     run = await against_the_host(tmp_path, cheater=WrongLockKey)
-    assert_host_caught(run, "not-a-card", offending=lie_of(run.cheater))
+    assert_host_caught(run, "wrong-key", offending=lie_of(run.cheater))
 
 
 async def test_a_false_teshi_against_the_real_host(tmp_path: Path) -> None:

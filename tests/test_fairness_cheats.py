@@ -65,7 +65,7 @@ def scalar(n: int) -> bytes:
 # -- substituted, duplicated and dropped cards ----------------------------------------------
 
 
-def test_a_substituted_card_is_caught_when_its_position_opens() -> None:
+def test_a_substituted_card_is_caught_on_its_deck() -> None:
     table_position = 8
 
     def tamper(seat: int, message: Message) -> Message | None:
@@ -73,13 +73,13 @@ def test_a_substituted_card_is_caught_when_its_position_opens() -> None:
             # B slips in the crane, masked with its own mask: A's lock cannot make it a card.
             points = list(message.points)
             points[table_position] = group.mul(CONTRIBUTIONS[1].mask, CARD_POINTS[Card.PINE_CRANE])
-            return Deck(2, tuple(points))
+            return Deck(2, tuple(points), message.proof)
         return message
 
     pipe = Pipe(tamper=tamper, cheater=1)
-    run(pipe, "shuffle", "initial")
-    error = caught(pipe, 0, 1, Reason.NOT_A_CARD, Deck, Keys)
-    assert f"position {table_position}" in error.detail
+    run(pipe, "shuffle")
+    caught(pipe, 0, 1, Reason.BAD_SHUFFLE_PROOF, Deck)
+    assert pipe.sides[0].phase is Phase.FAILED and not pipe.sides[0].known  # no key was sent
 
 
 def test_a_substituted_card_at_play_is_caught() -> None:
@@ -112,7 +112,7 @@ def test_a_duplicated_card_is_caught_on_receipt() -> None:
     caught(pipe, 1, 0, Reason.DUPLICATE_POINT, Deck)
 
 
-def test_a_disguised_duplicate_is_caught_when_both_copies_open() -> None:
+def test_a_disguised_duplicate_is_caught_on_its_deck() -> None:
     # B copies the table card at position 8 onto position 9 as a different point, r * D4[8],
     # and sends a key for 9 that cancels r: both positions unlock to the same card.
     r = scalar(12345)
@@ -122,7 +122,7 @@ def test_a_disguised_duplicate_is_caught_when_both_copies_open() -> None:
         if isinstance(message, Deck) and message.number == 4:
             points = list(message.points)
             points[9] = group.mul(r, points[8])
-            return Deck(4, tuple(points))
+            return Deck(4, tuple(points), message.proof)
         if isinstance(message, Keys) and 9 in message.positions:
             forged = group.scalar_mul(group.scalar_mul(ua[8], ub[8]), group.scalar_invert(group.scalar_mul(ua[9], r)))
             keys = tuple(forged if p == 9 else k for p, k in message.items())
@@ -130,9 +130,8 @@ def test_a_disguised_duplicate_is_caught_when_both_copies_open() -> None:
         return message
 
     pipe = Pipe(tamper=tamper, cheater=1)
-    run(pipe, "shuffle", "initial")
-    error = caught(pipe, 0, 1, Reason.DUPLICATE_CARD, Keys, Deck)
-    assert "positions 8 and 9" in error.detail
+    run(pipe, "shuffle")
+    caught(pipe, 0, 1, Reason.BAD_LOCK_PROOF, Deck)
 
 
 def test_a_dropped_card_is_caught_on_receipt() -> None:
@@ -159,7 +158,7 @@ def test_a_wrong_lock_key_is_caught() -> None:
 
     pipe = Pipe(tamper=tamper, cheater=1, dealer_seat=0)  # seat 0 deals: its hand is 16..23
     run(pipe, "shuffle", "initial")
-    error = caught(pipe, 0, 1, Reason.NOT_A_CARD, Keys)
+    error = caught(pipe, 0, 1, Reason.WRONG_KEY, Keys)
     assert "position 16" in error.detail
 
 
@@ -248,10 +247,10 @@ def test_the_third_party_audit_blames_the_sender_of_the_first_bad_message() -> N
     first = next(i for i, (s, m) in enumerate(transcript) if isinstance(m, Deck) and m.number == 3)
     deck = transcript[first][1]
     assert isinstance(deck, Deck)
-    transcript[first] = (0, Deck(3, (deck.points[1], deck.points[0], *deck.points[2:])))
+    transcript[first] = (0, Deck(3, (deck.points[1], deck.points[0], *deck.points[2:]), deck.proof))
     with pytest.raises(CheatingDetected) as info:
         audit_transcript(CONTEXT, IDENTITY_KEYS, transcript)
-    assert info.value.blame == 0 and info.value.reason is Reason.DECK_MISMATCH
+    assert info.value.blame == 0 and info.value.reason is Reason.BAD_LOCK_PROOF
     # A party that never revealed its secret.
     silent = [(s, m) for s, m in pipe.sides[0].transcript if not (s == 1 and isinstance(m, Reveal))]
     with pytest.raises(CheatingDetected) as info:
@@ -321,4 +320,4 @@ def test_a_wrong_key_in_a_shown_card_is_caught() -> None:
     a = pipe.sides[0]
     with pytest.raises(CheatingDetected):
         pipe.step(0, a.show([a.plan.hand(0)[1]]))
-    caught(pipe, 1, 0, Reason.NOT_A_CARD, Show, Deck)
+    caught(pipe, 1, 0, Reason.WRONG_KEY, Show)

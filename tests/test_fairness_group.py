@@ -125,7 +125,7 @@ def test_a_commitment_binds_context_identity_and_secret() -> None:
     coin = DealContext(CONTEXT.match_id, CONTEXT.round, CONTEXT.redeal, Purpose.COIN_FLIP)
     assert not opens(coin, IDENTITY_KEYS[0], SECRETS[0], c)
     assert binding(CONTEXT, IDENTITY_KEYS[0]) == (
-        bytes([1, 0, 16]) + bytes(range(16)) + (3).to_bytes(4, "big") + bytes(4) + IDENTITY_KEYS[0]
+        bytes([2, 0, 16]) + bytes(range(16)) + (3).to_bytes(4, "big") + bytes(4) + IDENTITY_KEYS[0]
     )
 
 
@@ -161,11 +161,11 @@ def test_fixed_messages_round_trip(message: Commit | Reveal) -> None:
     assert parse_message(message.to_bytes()) == message
 
 
-@given(st.integers(1, 4), st.lists(points, max_size=50))
-def test_decks_round_trip(number: int, items: list[bytes]) -> None:
-    deck = Deck(number, tuple(items))
+@given(st.integers(1, 4), st.lists(points, max_size=50), st.binary(max_size=100))
+def test_decks_round_trip(number: int, items: list[bytes], proof: bytes) -> None:
+    deck = Deck(number, tuple(items), proof)
     data = deck.to_bytes()
-    assert len(data) == 2 + 32 * len(items)
+    assert len(data) == 3 + 32 * len(items) + len(proof)
     assert parse_message(data) == deck
 
 
@@ -184,8 +184,8 @@ def test_keys_and_shows_round_trip(positions: tuple[int, ...], data: st.DataObje
         b"\x09" + bytes(32),  # unknown kind
         b"\x01" + bytes(31),  # short commit
         b"\x05" + bytes(33),  # long reveal
-        b"\x02\x05" + bytes(32),  # pass 5
-        b"\x02\x01" + bytes(31),  # ragged deck
+        b"\x02\x05\x01" + bytes(32),  # pass 5
+        b"\x02\x01\x02" + bytes(63),  # fewer points than announced
         b"\x03\x00",  # no keys
         b"\x03\x02" + b"\x05" + bytes(32) + b"\x04" + bytes(32),  # positions not ascending
         b"\x03\x01" + b"\x30" + bytes(32),  # position 48

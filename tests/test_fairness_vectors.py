@@ -31,6 +31,7 @@ from p2p_koikoi.fairness import (
     DRAW_POSITIONS,
     CoinFlip,
     DealContext,
+    Deck,
     FairDeal,
     Message,
     Purpose,
@@ -40,7 +41,18 @@ from p2p_koikoi.fairness import (
 )
 from p2p_koikoi.fairness.cardpoints import CARD_DOMAIN, CARD_POINTS, card_point_input
 from p2p_koikoi.fairness.commit import commitment
-from p2p_koikoi.fairness.derive import binding, derive_contribution
+from p2p_koikoi.fairness.derive import PROTOCOL_VERSION, binding, derive_contribution
+from p2p_koikoi.fairness.dleq import LockProof, LockStatement
+from p2p_koikoi.fairness.passproof import check_pass, make_pass
+from p2p_koikoi.fairness.shuffle_proof import (
+    CHAIN_START,
+    GENERATOR_DOMAIN,
+    GENERATORS,
+    ShuffleProof,
+    ShuffleStatement,
+    shuffle_challenges,
+)
+from p2p_koikoi.fairness.transcript import proof_nonces
 
 VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors"
 
@@ -153,7 +165,7 @@ def build_deal(name: str) -> dict[str, Any]:
     return {
         "name": name,
         "description": spec["description"],
-        "protocol_version": 1,
+        "protocol_version": PROTOCOL_VERSION,
         "group": "ristretto255",
         "context": {**spec["context"], "bytes": context.to_bytes().hex()},
         "pattern": spec["pattern"],
@@ -228,8 +240,91 @@ def build_coin() -> dict[str, Any]:
     }
 
 
+PROOFS = {
+    "description": (
+        "One proof of each kind for fixed secrets: seat 0's shuffle pass 1 over the card points, seat 1's "
+        "shuffle pass 2, then seat 0's lock pass 3 over deck 2. Every intermediate value, in hex."
+    ),
+    "context": {"match_id": "70726f6f662d766563746f7273", "round": 1, "redeal": 0, "purpose": 0},
+    "secrets": ["0f" * 32, "f0" * 32],
+}
+
+
+def hexes(values: Any) -> list[str]:
+    return [v.hex() for v in values]
+
+
+def build_proofs() -> dict[str, Any]:
+    ids = identity_keys()
+    c = PROOFS["context"]
+    context = DealContext(bytes.fromhex(c["match_id"]), c["round"], c["redeal"], Purpose(c["purpose"]))
+    secrets = [bytes.fromhex(h) for h in PROOFS["secrets"]]
+    mine = [derive_contribution(secrets[s], context, ids[s]) for s in (0, 1)]
+    deck1 = make_pass(1, context, ids[0], mine[0], secrets[0], CARD_POINTS)
+    deck2 = make_pass(2, context, ids[1], mine[1], secrets[1], deck1.points)
+    deck3 = make_pass(3, context, ids[0], mine[0], secrets[0], deck2.points)
+    proof = ShuffleProof.from_bytes(deck1.proof)
+    statement = ShuffleStatement(binding(context, ids[0]), 1, CARD_POINTS, deck1.points)
+    digest = statement.transcript(proof.gamma).digest()
+    u, e = shuffle_challenges(statement, proof)
+    lock = LockProof.from_bytes(deck3.proof)
+    lock_statement = LockStatement(binding(context, ids[0]), 3, deck2.points, deck3.points)
+    lock_digest = lock_statement.transcript(lock.locks).digest()
+    return {
+        "name": "deal-proofs",
+        "description": PROOFS["description"],
+        "protocol_version": PROTOCOL_VERSION,
+        "context": {**c, "bytes": context.to_bytes().hex()},
+        "identity_keys": hexes(ids),
+        "secrets": PROOFS["secrets"],
+        "generators": {
+            "domain": GENERATOR_DOMAIN.decode(),
+            "chain_start_h": CHAIN_START.hex(),
+            "h": hexes(GENERATORS),
+        },
+        "shuffle": {
+            "author": 0,
+            "pass": 1,
+            "binding": statement.binding.hex(),
+            "permutation": list(mine[0].permutation),
+            "mask": mine[0].mask.hex(),
+            "inputs": "the 48 card points (deal-card-points.json)",
+            "outputs": hexes(deck1.points),
+            "statement_digest": digest.hex(),
+            "nonces": hexes(proof_nonces(secrets[0], digest, 4 * 48 + 4)),
+            "gamma": proof.gamma.hex(),
+            "permutation_commitment_c": hexes(proof.c),
+            "challenges_u": hexes(u),
+            "commitment_chain_c_hat": hexes(proof.c_hat),
+            "t": hexes(proof.t),
+            "t_hat": hexes(proof.t_hat),
+            "challenge_c": e.hex(),
+            "s": hexes(proof.s),
+            "s_hat": hexes(proof.s_hat),
+            "s_prime": hexes(proof.s_prime),
+            "message": deck1.to_bytes().hex(),
+        },
+        "second_shuffle_message": deck2.to_bytes().hex(),
+        "lock": {
+            "author": 0,
+            "pass": 3,
+            "binding": lock_statement.binding.hex(),
+            "unlock_keys": hexes(mine[0].unlock_keys),
+            "inputs": "deck 2: the points of second_shuffle_message",
+            "outputs": hexes(deck3.points),
+            "locks_X": hexes(lock.locks),
+            "statement_digest": lock_digest.hex(),
+            "nonces": hexes(proof_nonces(secrets[0], lock_digest, 48)),
+            "challenge_c": lock.c.hex(),
+            "s": hexes(lock.s),
+            "message": deck3.to_bytes().hex(),
+        },
+    }
+
+
 def build_all() -> dict[str, dict[str, Any]]:
     built = {name: build_deal(name) for name in SCENARIOS}
+    built["deal-proofs"] = build_proofs()
     built["deal-card-points"] = build_card_points()
     built["deal-coin"] = build_coin()
     return built
@@ -254,6 +349,22 @@ def test_vector_messages_parse_and_reencode() -> None:
             data = bytes.fromhex(entry["hex"])
             message = parse_message(data)
             assert type(message).__name__ == entry["kind"] and message.to_bytes() == data
+
+
+def test_the_proof_vectors_check_out_on_their_own() -> None:
+    """What another implementation does with deal-proofs.json: check each pass and its proof."""
+    stored = json.loads((VECTORS / "deal-proofs.json").read_text())
+    c = stored["context"]
+    context = DealContext(bytes.fromhex(c["match_id"]), c["round"], c["redeal"], Purpose(c["purpose"]))
+    ids = identity_keys()
+    first, second, third = (
+        parse_message(bytes.fromhex(data))
+        for data in (stored["shuffle"]["message"], stored["second_shuffle_message"], stored["lock"]["message"])
+    )
+    assert isinstance(first, Deck) and isinstance(second, Deck) and isinstance(third, Deck)
+    check_pass(context, ids[0], first, CARD_POINTS)
+    check_pass(context, ids[1], second, first.points)
+    check_pass(context, ids[0], third, second.points)
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

@@ -67,7 +67,7 @@ def test_verify_names_the_entry_the_reason_and_who_is_to_blame_and_exits_1(tmp_p
     (report,) = json.loads(cheat.stdout)  # one file: still a list
     assert (report["verdict"], report["failure"]["reason"], report["failure"]["blame"]) == (
         "failed",
-        "deck-mismatch",
+        "bad-shuffle-proof",
         0,
     )
     assert report["notes"][0]["agrees"] is True

@@ -34,11 +34,11 @@ def test_the_cheat_sample_is_caught_by_the_verifier_as_the_honest_player_caught_
     report = reports["cheat-stacked-deck"]
     assert report.verdict == "failed"
     finding = report.finding
-    assert (finding.reason, finding.blame) == ("deck-mismatch", 0)
-    assert finding.found_at is not None and finding.found_at > finding.entry
+    assert (finding.reason, finding.blame) == ("bad-shuffle-proof", 0)  # on the stacked deck's own entry
+    assert finding.entry == report.entries - 2  # the last entry before the guest's goodbye
     assert report.writer_seat == 1
     (note,) = report.notes
-    assert (note.note.reason, note.note.blame, note.agrees) == ("deck-mismatch", 0, True)
+    assert (note.note.reason, note.note.blame, note.agrees) == ("bad-shuffle-proof", 0, True)
 
 
 def test_the_crash_sample_verifies_up_to_its_end_and_says_it_is_incomplete(reports: dict) -> None:  # type: ignore[type-arg]

@@ -62,7 +62,7 @@ def test_a_transcript_has_the_shape_of_the_issue() -> None:
 
 
 def test_hiki_and_the_rulebook_exchange_round_trip() -> None:
-    entries = play_match("rulebook", "gaji 7").entries
+    entries = play_match("rulebook", "gaji 23").entries
     transcript = export(entries)
     voided = [t for r in transcript["rounds"] for t in r["turns"] if "hiki" in t]
     assert voided, "the label no longer makes a Hiki: look for another"
@@ -155,8 +155,8 @@ def test_every_sample_replay_round_trips_through_its_transcript() -> None:
 
 
 def test_a_dealt_teshi_is_claimed_shown_checked_and_round_trips() -> None:
-    """A label found to deal a Teshi (four of a month in hand) in round 11: the claim shows the four cards."""
-    entries = play_match("nintendo", "claim 9", rounds=12).entries
+    """A label found to deal a Teshi (four of a month in hand): the claim shows the four cards."""
+    entries = play_match("nintendo", "claim 7", rounds=12).entries
     claims = any(e.entry.kind == "move" and e.entry.body[1].startswith("claim") for e in entries)
     assert claims, "the label no longer deals a hand yaku: look for another"
     transcript = export(entries)

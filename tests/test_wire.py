@@ -93,6 +93,9 @@ def test_control_frames_round_trip() -> None:
         body = encode(frame)[4:]
         assert parse_frame(body) == frame
     with pytest.raises(RemoteProtocolError) as exc:
+        parse_frame(pack(["hello", VERSION - 1, b"k" * 32, b"n" * 32, "x"]))  # an older peer
+    assert reason(exc) == "bad-version"
+    with pytest.raises(RemoteProtocolError) as exc:
         parse_frame(pack(["hello", VERSION + 1, b"k" * 32, b"n" * 32, "x"]))
     assert reason(exc) == "bad-version"
 

@@ -4,8 +4,10 @@ At the end of a deal both secrets are revealed. A party's messages are
 correct if and only if
 
 1. its secret opens its commitment,
-2. every deck it sent equals the pass recomputed from the deck it received
-   (or, for pass 1, from the card points) with its derived contribution,
+2. every deck it sent carries a proof that holds (checked on receipt by the
+   players, again here for a third party), and equals the pass recomputed
+   from the deck it received (or, for pass 1, from the card points) with its
+   derived contribution,
 3. every key it sent (in ``Keys`` and ``Show``) equals its derived unlock key
    for that position, and every card it claimed in a ``Show`` is the card that
    really is there.
@@ -27,6 +29,7 @@ from p2p_koikoi.fairness.commit import opens
 from p2p_koikoi.fairness.derive import Contribution, DealContext, derive_contribution
 from p2p_koikoi.fairness.errors import CheatingDetected, Reason, UnusableSecret
 from p2p_koikoi.fairness.messages import Commit, Deck, Keys, Message, Reveal, Show
+from p2p_koikoi.fairness.passproof import check_pass
 from p2p_koikoi.fairness.shuffle import deck_order, lock, pass_owner, shuffle
 
 __all__ = [
@@ -118,10 +121,14 @@ def audit_transcript(
     context: DealContext,
     identity_keys: tuple[bytes, bytes],
     transcript: Sequence[tuple[int, Message]],
+    *,
+    check_proofs: bool = True,
 ) -> AuditReport:
     """Audit a whole deal from its transcript of ``(sender seat, message)``.
 
-    Only the order of each sender's own messages matters. Raises
+    Only the order of each sender's own messages matters. ``check_proofs``
+    may be turned off only by a caller that already checked every deck's
+    proof on receipt (a spectator's watch). Raises
     :class:`CheatingDetected` blaming the sender of the earliest message that
     fails (a missing message is blamed on the party that owed it).
     """
@@ -174,6 +181,8 @@ def audit_transcript(
         index, deck = decks[number]
         owner = pass_owner(number)
         try:
+            if check_proofs:
+                check_pass(context, identity_keys[owner], deck, previous or CARD_POINTS)
             verify_deck(contributions[owner], deck, previous, openings[owner])
         except CheatingDetected as error:
             # The passes after a wrong one cannot be judged, and come later anyway.

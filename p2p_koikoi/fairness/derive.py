@@ -4,7 +4,7 @@ The context of a deal (:class:`DealContext`) and the player's identity key
 make the *binding*, which every derivation and the commitment include, so one
 secret never yields the same contribution in two deals or for two players::
 
-    context = u8 version (=1) || u8 purpose || u8 len(match_id) || match_id
+    context = u8 version (=2) || u8 purpose || u8 len(match_id) || match_id
               || u32be round || u32be redeal
     binding = context || identity_key (32 bytes, the Ed25519 public key)
 
@@ -55,7 +55,7 @@ __all__ = [
     "derive_unlock_keys",
 ]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 DECK_SIZE = 48
 SECRET_BYTES = 32
 IDENTITY_BYTES = 32

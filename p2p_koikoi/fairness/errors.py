@@ -80,6 +80,12 @@ class Reason(enum.StrEnum):
     """A deck the peer sent that its revealed secret does not re-derive."""
     KEY_MISMATCH = "key-mismatch"
     """A key the peer sent that its revealed secret does not re-derive."""
+    BAD_SHUFFLE_PROOF = "bad-shuffle-proof"
+    """A shuffle pass whose proof is malformed or fails: not one scalar times a permutation of its input."""
+    BAD_LOCK_PROOF = "bad-lock-proof"
+    """A lock pass whose proof is malformed or fails: a position not locked by its committed scalar alone."""
+    WRONG_KEY = "wrong-key"
+    """A key that does not match the sender's public commitment for that position (``u * Gamma != X[k]``)."""
     MISSING_MESSAGE = "missing-message"
     """A transcript lacking a message its party owed: its commitment, a pass or its secret (auditor only)."""
 

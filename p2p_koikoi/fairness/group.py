@@ -34,15 +34,25 @@ __all__ = [
     "IDENTITY",
     "POINT_BYTES",
     "SCALAR_BYTES",
+    "add",
     "batch_invert",
     "from_hash",
+    "is_canonical_scalar",
+    "is_valid_element",
     "is_valid_point",
     "is_valid_scalar",
     "mul",
+    "mul_any",
     "mul_base",
+    "mul_base_any",
+    "scalar_add",
     "scalar_from_wide",
     "scalar_invert",
     "scalar_mul",
+    "scalar_negate",
+    "scalar_sub",
+    "sub",
+    "sum_points",
 ]
 
 POINT_BYTES = 32
@@ -89,6 +99,23 @@ def is_valid_scalar(scalar: bytes) -> bool:
     return reduced == scalar
 
 
+def is_valid_element(point: bytes) -> bool:
+    """True for the canonical encoding of any group element, the identity included.
+
+    Proofs carry commitments that an honest prover makes non-identity only
+    with overwhelming probability; the verifier must still compute with them.
+    """
+    return len(point) == POINT_BYTES and bool(rbcl.crypto_core_ristretto255_is_valid_point(point))
+
+
+def is_canonical_scalar(scalar: bytes) -> bool:
+    """True for a canonical (reduced) scalar, zero included (proof responses)."""
+    if len(scalar) != SCALAR_BYTES:
+        return False
+    reduced: bytes = rbcl.crypto_core_ristretto255_scalar_reduce(scalar + _PAD)
+    return reduced == scalar
+
+
 def from_hash(digest: bytes) -> bytes:
     """The RFC 9496 element derivation ("one-way map") of 64 uniform bytes."""
     if len(digest) != HASH_BYTES:
@@ -109,6 +136,24 @@ def scalar_mul(a: bytes, b: bytes) -> bytes:
     """``a * b mod L``."""
     product: bytes = rbcl.crypto_core_ristretto255_scalar_mul(a, b)
     return product
+
+
+def scalar_add(a: bytes, b: bytes) -> bytes:
+    """``a + b mod L``."""
+    total: bytes = rbcl.crypto_core_ristretto255_scalar_add(a, b)
+    return total
+
+
+def scalar_sub(a: bytes, b: bytes) -> bytes:
+    """``a - b mod L``."""
+    difference: bytes = rbcl.crypto_core_ristretto255_scalar_sub(a, b)
+    return difference
+
+
+def scalar_negate(a: bytes) -> bytes:
+    """``-a mod L``."""
+    negated: bytes = rbcl.crypto_core_ristretto255_scalar_negate(a)
+    return negated
 
 
 def scalar_invert(a: bytes) -> bytes:
@@ -152,4 +197,40 @@ def mul(scalar: bytes, point: bytes) -> bytes:
 def mul_base(scalar: bytes) -> bytes:
     """``scalar * B`` for the ristretto255 generator ``B``."""
     product: bytes = rbcl.crypto_scalarmult_ristretto255_base(scalar)
+    return product
+
+
+def mul_any(scalar: bytes, point: bytes) -> bytes:
+    """``scalar * point`` where the scalar may be zero and the point or result the identity.
+
+    A proof verifier computes with values the prover chose; this variant never
+    raises on them (the inputs must still be canonical encodings).
+    """
+    product: bytes = rbcl.crypto_scalarmult_ristretto255_allow_scalar_zero(scalar, point)
+    return product
+
+
+def add(p: bytes, q: bytes) -> bytes:
+    """``p + q``."""
+    total: bytes = rbcl.crypto_core_ristretto255_add(p, q)
+    return total
+
+
+def sub(p: bytes, q: bytes) -> bytes:
+    """``p - q``."""
+    difference: bytes = rbcl.crypto_core_ristretto255_sub(p, q)
+    return difference
+
+
+def sum_points(points: Sequence[bytes]) -> bytes:
+    """The sum of ``points`` (the identity for none)."""
+    total = IDENTITY
+    for point in points:
+        total = add(total, point)
+    return total
+
+
+def mul_base_any(scalar: bytes) -> bytes:
+    """``scalar * B`` where the scalar may be zero (a proof response)."""
+    product: bytes = rbcl.crypto_scalarmult_ristretto255_base_allow_scalar_zero(scalar)
     return product

@@ -10,7 +10,7 @@ byte string, which the signed record can rely on.
 kind    message   layout after the kind byte
 ======  ========  ===========================================================
 0x01    Commit    commitment (32)
-0x02    Deck      pass number (1, value 1..4) || points (32 each; 48 expected)
+0x02    Deck      pass (1, 1..4) || n (1) || n points (32 each; 48 expected) || proof
 0x03    Keys      n (1, 1..48) || n * (position (1) || unlock key (32))
 0x04    Show      n (1, 1..48) || n * (position (1) || card index (1) || key (32))
 0x05    Reveal    secret (32)
@@ -87,31 +87,40 @@ class Commit:
 
 @dataclass(frozen=True, slots=True)
 class Deck:
-    """The whole deck after one pass: ``number`` 1..4, one point per position."""
+    """The whole deck after one pass: ``number`` 1..4, one point per position, and the pass's proof.
+
+    The proof (``shuffle_proof.py`` for passes 1 and 2, ``dleq.py`` for 3 and
+    4) is kept as bytes here: whether it is well formed and holds is for the
+    state machine to judge, as cheating by a known sender.
+    """
 
     KIND: ClassVar[int] = 0x02
     number: int
     points: tuple[bytes, ...]
+    proof: bytes = b""
 
     def __post_init__(self) -> None:
         if not isinstance(self.number, int) or not 1 <= self.number <= 4:
             raise MessageFormatError("a pass number is 1..4")
-        if not isinstance(self.points, tuple):
-            raise MessageFormatError("points must be a tuple")
+        if not isinstance(self.points, tuple) or len(self.points) > 255:
+            raise MessageFormatError("points must be a tuple of at most 255")
         for point in self.points:
             _check_field(point, "a point")
+        if not isinstance(self.proof, bytes):
+            raise MessageFormatError("a proof is bytes")
 
     def to_bytes(self) -> bytes:
-        return bytes([self.KIND, self.number]) + b"".join(self.points)
+        return bytes([self.KIND, self.number, len(self.points)]) + b"".join(self.points) + self.proof
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Deck:
         _expect_kind(data, cls.KIND, "Deck")
-        if len(data) < 2 or (len(data) - 2) % _FIELD:
-            raise MessageFormatError("a Deck is 2 bytes and then 32 bytes per point")
-        body = bytes(data[2:])
+        if len(data) < 3 or len(data) < 3 + data[2] * _FIELD:
+            raise MessageFormatError("a Deck is 3 bytes, then 32 bytes per point, then the proof")
+        end = 3 + data[2] * _FIELD
+        body = bytes(data[3:end])
         points = tuple(body[i : i + _FIELD] for i in range(0, len(body), _FIELD))
-        return cls(data[1], points)
+        return cls(data[1], points, bytes(data[end:]))
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,10 @@ session reported the peer gone, :meth:`FairDeal.forfeit`).
 
    A sends Deck 1 on receiving B's Commit; B answers Deck 1 with Deck 2; A
    answers with Deck 3; B answers with Deck 4. Every received deck must hold
-   48 valid, distinct points. After Deck 4 both sides are ``LOCKED``.
+   48 valid, distinct points and carry a proof that holds (``passproof.py``:
+   a shuffle pass is one scalar times a permutation of its input, a lock pass
+   locks each position by its committed scalar), checked before anything
+   else is done with it. After Deck 4 both sides are ``LOCKED``.
 3. ``LOCKED``: the reveals. Each side releases its keys in a fixed schedule
    of groups, and the peer's ``Keys`` must match the next group exactly:
 
@@ -43,6 +46,9 @@ session reported the peer gone, :meth:`FairDeal.forfeit`).
    their key for it. :meth:`~FairDeal.show` opens cards of our own hand to the
    peer (to play one, or for a Teshi/Kuttsuki claim) with our keys and the
    cards claimed; the receiver checks each decodes to the card claimed.
+   Every received key must match the peer's commitment for its position
+   (``u * Gamma == X[k]``, from the peer's two proofs), or it is ``wrong-key``
+   on that very message.
    :meth:`~FairDeal.exchange_hands` swaps the hands' positions, on both sides,
    before any hand key is sent or received. Every unlocked point must be
    one of the 48 card points, at no other position so far; received keys must
@@ -109,10 +115,13 @@ from p2p_koikoi.fairness.derive import (
 )
 from p2p_koikoi.fairness.errors import CheatingDetected, DealStateError, Reason
 from p2p_koikoi.fairness.messages import Commit, Deck, Keys, Message, Reveal, Show
+from p2p_koikoi.fairness.passproof import check_pass, key_matches, make_pass
 from p2p_koikoi.fairness.plan import RevealPlan, reveal_plan
-from p2p_koikoi.fairness.shuffle import deck_order, deck_problem, lock, pass_owner, shuffle, unlock
+from p2p_koikoi.fairness.shuffle import deck_order, deck_problem, pass_owner, unlock
 
 __all__ = ["DRAW_POSITIONS", "FairDeal", "Forfeit", "Learned", "Phase", "Step"]
+
+_PASSES = ((1, 3), (2, 4))  # the deck passes each seat computes: its shuffle, its lock
 
 DRAW_POSITIONS = (0, 1)
 """In a dealer draw, seat ``s`` draws the card at position ``DRAW_POSITIONS[s]``."""
@@ -378,10 +387,18 @@ class FairDeal:
         self._peer_commit = message
         self.phase = Phase.SHUFFLING
         if self.seat == 0:
-            first = Deck(1, shuffle(CARD_POINTS, self._mine))
+            first = self._make_pass(1, CARD_POINTS)
             self._decks[1] = first
             return self._send([first])
         return Step()
+
+    def _make_pass(self, number: int, received: Sequence[bytes]) -> Deck:
+        """Our pass ``number`` over ``received``, with its proof (a cheating test alters this one step)."""
+        return make_pass(number, self.context, self.identity_keys[self.seat], self._mine, self._secret, received)
+
+    def _received_for(self, number: int) -> Sequence[bytes]:
+        """The input of pass ``number``: the card points, or the previous pass."""
+        return CARD_POINTS if number == 1 else self._decks[number - 1].points
 
     def _on_deck(self, message: Deck) -> Step:
         passes = (1, 3) if self.peer == 0 else (2, 4)
@@ -391,13 +408,14 @@ class FairDeal:
         problem = deck_problem(message.points)
         if problem is not None:
             self._cheat(problem[0], problem[1], message)
+        identity = self.identity_keys[self.peer]
+        check_pass(self.context, identity, message, self._received_for(message.number))
         self._decks[message.number] = message
         if message.number == 4:
             self.phase = Phase.LOCKED
             return Step()
         number = message.number + 1
-        points = shuffle(message.points, self._mine) if number == 2 else lock(message.points, self._mine)
-        mine = Deck(number, points)
+        mine = self._make_pass(number, message.points)
         self._decks[number] = mine
         if number == 4:
             self.phase = Phase.LOCKED
@@ -497,9 +515,14 @@ class FairDeal:
         return Step(send=sent.send, learned=self._learn())
 
     def _check_scalars(self, message: Keys | Show) -> None:
+        """Every key is a valid scalar and the one the peer committed to for its position."""
         for position, key in zip(message.positions, message.keys, strict=True):
             if not group.is_valid_scalar(key):
                 self._cheat(Reason.INVALID_SCALAR, f"the key for position {position} is not a valid scalar", message)
+            shuffled, locked = (self._decks[n] for n in _PASSES[self.peer])
+            if not key_matches(shuffled, locked, position, key):
+                detail = f"the key for position {position} is not the one committed in the lock pass"
+                self._cheat(Reason.WRONG_KEY, detail, message)
 
     def _unlock(self, positions: Iterable[int], message: Keys) -> None:
         final = self._final()

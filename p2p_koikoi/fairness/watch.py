@@ -7,7 +7,11 @@ receiving player would (DEAL.md, section 9):
 
 - each sender's messages come in the protocol's order (Commit, its two Decks,
   then Keys and Shows, then its Reveal);
-- every Deck holds 48 valid, distinct points; every key is a valid scalar;
+- every Deck holds 48 valid, distinct points and carries a proof that holds
+  (a shuffle pass: one secret scalar times a secret permutation of its input;
+  a lock pass: each position locked by its committed scalar alone);
+- every key is a valid scalar and the one its sender committed to for that
+  position (``u * Gamma == X[k]``), hand keys included;
 - Keys name exactly the sender's next group of positions; a Show names
   positions of the sender's own hand;
 - a position whose two keys are both out (the table, a drawn card, a dealer
@@ -18,8 +22,9 @@ receiving player would (DEAL.md, section 9):
   the second, :func:`~p2p_koikoi.fairness.audit_transcript` audits the whole
   deal and gives the deck order.
 
-What a player checks with its own secret (that the other's keys for its hand
-unlock real cards) a spectator can only check at the audit.
+What a player checks with its own secret (that the hand cards unlock to real
+cards) a spectator can only check at the audit; with the proofs and the key
+commitments, nothing else is left for it.
 
 A deal the verifier has already audited in full (``audited``: its messages and
 deck, from :mod:`p2p_koikoi.record.audits`) needs none of the group work: as
@@ -53,6 +58,7 @@ from p2p_koikoi.fairness.audit import open_contribution, verify_deck, verify_rel
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
 from p2p_koikoi.fairness.coin import coin_context, coin_result
 from p2p_koikoi.fairness.commit import opens
+from p2p_koikoi.fairness.passproof import check_pass, key_matches
 from p2p_koikoi.fairness.shuffle import deck_problem, unlock
 
 __all__ = ["AuditedDeal", "CoinWatch", "DealWatch"]
@@ -173,6 +179,8 @@ class DealWatch:
             problem = deck_problem(message.points)
             if problem is not None:
                 raise self._cheat(seat, problem[0], problem[1], message)
+            received = CARD_POINTS if message.number == 1 else self.decks[message.number - 1].points
+            check_pass(self.context, self.keys[seat], message, received)
         self._decks_sent[seat] += 1
         self.decks[message.number] = message
 
@@ -183,6 +191,14 @@ class DealWatch:
             if not group.is_valid_scalar(key):
                 raise self._cheat(
                     seat, Reason.INVALID_SCALAR, f"the key for position {position} is not a valid scalar", message
+                )
+            shuffled, locked = (self.decks[n] for n in _PASSES[seat])
+            if not key_matches(shuffled, locked, position, key):
+                raise self._cheat(
+                    seat,
+                    Reason.WRONG_KEY,
+                    f"the key for position {position} is not the one committed in the lock pass",
+                    message,
                 )
 
     def _groups(self, seat: int) -> tuple[tuple[int, ...], ...]:
@@ -254,7 +270,8 @@ class DealWatch:
                 assert audited is not None
                 self.deck = audited.deck
             else:
-                self.deck = audit_transcript(self.context, self.keys, self.transcript).deck
+                # Every proof was checked as its deck arrived (or audited with the vouched deal).
+                self.deck = audit_transcript(self.context, self.keys, self.transcript, check_proofs=False).deck
 
     def audit_one(self, seat: int, reveal: Reveal) -> None:
         """What the other player checks on this Reveal: the commitment, and every deck and key ``seat`` sent."""

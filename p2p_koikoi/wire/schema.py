@@ -49,7 +49,7 @@ def _optional(check: Check) -> Check:
 _KEY = _bytes(32, 32)
 _ROUND = _int(0, 12)
 _POINTS = _int(-1_000_000, 1_000_000)
-_DEAL_MESSAGE = _bytes(1, 4096)
+_DEAL_MESSAGE = _bytes(1, 16384)  # a shuffle pass with its proof is 9539 bytes
 
 KINDS: dict[str, tuple[tuple[str, Check], ...]] = {
     "match": (
