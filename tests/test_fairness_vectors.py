@@ -30,6 +30,7 @@ from p2p_koikoi.engine.rules import FirstDealer
 from p2p_koikoi.fairness import (
     DRAW_POSITIONS,
     CoinFlip,
+    Commit,
     DealContext,
     Deck,
     FairDeal,
@@ -100,7 +101,8 @@ SCENARIOS: dict[str, dict[str, Any]] = {
 }
 
 COIN = {
-    "description": "The first-dealer coin flip: commit, reveal, dealer = (v0[0] XOR v1[0]) & 1.",
+    "description": "The first-dealer coin flip: commit, reveal, dealer = (v0[0] XOR v1[0]) & 1. The messages "
+    "are in the order a match writes them: seat 0's commit, seat 1's, seat 0's reveal, seat 1's.",
     "match_id": "6b6f696b6f692d6d61746368",
     "values": ["c4" * 32, "5d" * 32],
 }
@@ -228,6 +230,9 @@ def build_coin() -> dict[str, Any]:
         step = sides[1 - sender].receive(message)
         queue += [(1 - sender, m) for m in step.send]
     assert sides[0].dealer == sides[1].dealer == coin_result(*values)
+    # In the order a match's first-dealer stage writes them (SPEC.md section 5): the commitments, then
+    # the reveals, seat 0 first each time.
+    wire.sort(key=lambda item: (not isinstance(item[1], Commit), item[0]))
     return {
         "name": "deal-coin",
         "description": COIN["description"],
