@@ -25,6 +25,7 @@ import pytest
 
 from p2p_koikoi.net.pcp import encode_map, parse_map_reply
 from p2p_koikoi.testing import KOIKOI, koikoi_env
+from tests.netns_support import no_namespaces
 
 PORT = 7447
 HOST_OPTIONS = ["--bot", "random", "--rules", "lemme", "--rounds", "3", "--replay-dir"]
@@ -101,7 +102,7 @@ table inet filter {{
 def router(tmp_path: Path) -> Iterator[Router]:
     reason = _namespaces_allowed()
     if reason:
-        pytest.skip(reason)
+        no_namespaces(reason)
     for tool in ("miniupnpd", "nft"):
         assert shutil.which(tool), f"{tool} is missing: .ci/run installs it"
     tag = f"kk{os.getpid() % 100000}"
