@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from p2p_koikoi.record.reader import read_record
-from p2p_koikoi.testing import KOIKOI, free_port, koikoi_env, spawn_host
+from p2p_koikoi.testing import KOIKOI, free_port, join_bot, koikoi_env, spawn_host
 from tests.netns_support import no_namespaces
 
 
@@ -20,14 +20,7 @@ def test_two_processes_play_a_whole_match_over_loopback(tmp_path: Path) -> None:
         tmp_path / "host", port, replays, "--rules", "lemme", "--rounds", "6", "--bot", "greedy", "--seed", "1"
     )
     try:
-        guest = subprocess.run(
-            [*KOIKOI, "join", f"127.0.0.1:{port}", "--bot", "random", "--seed", "2", "--replay-dir", str(replays)],
-            env=koikoi_env(tmp_path / "guest"),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        guest = join_bot(tmp_path / "guest", port, replays)
         host_out, host_err = host.communicate(timeout=60)
     finally:
         host.kill()

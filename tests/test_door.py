@@ -29,7 +29,7 @@ from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, dial, dial_any, liste
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.session.match_session import MatchSession
-from p2p_koikoi.testing import KOIKOI, free_port, koikoi_env
+from p2p_koikoi.testing import KOIKOI, free_port, join_bot, koikoi_env
 from p2p_koikoi.wire import VERSION, Hello, Ping, encode, public_bytes
 
 RULES = preset("lemme").with_option("rounds", "3")
@@ -250,14 +250,7 @@ def test_a_flooded_host_stays_up_and_a_real_guest_plays(tmp_path: Path, nofile: 
     try:
         wait_for_port(port)
         opened = trio.run(flood, port, 8.0)
-        guest = subprocess.run(
-            [*KOIKOI, "join", f"127.0.0.1:{port}", "--bot", "random", "--seed", "2", "--replay-dir", str(replays)],
-            env=koikoi_env(tmp_path / "guest"),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        guest = join_bot(tmp_path / "guest", port, replays)
         _host_out, host_err = host.communicate(timeout=60)
     finally:
         host.kill()

@@ -8,7 +8,7 @@
   plays one against the honest program.
 """
 
-from p2p_koikoi.testing.processes import KOIKOI, free_port, koikoi_env, spawn_host, wait_listening
+from p2p_koikoi.testing.processes import KOIKOI, free_port, join_bot, koikoi_env, spawn_host, wait_listening
 from p2p_koikoi.testing.sessions import SessionPair, decide, deterministic_entropy, pipe_sessions, session_pair
 from p2p_koikoi.testing.streams import CuttingProxy, TrickleStream, trickle_stream_pair
 from p2p_koikoi.testing.vectors import wire_vectors
@@ -21,6 +21,7 @@ __all__ = [
     "decide",
     "deterministic_entropy",
     "free_port",
+    "join_bot",
     "koikoi_env",
     "pipe_sessions",
     "session_pair",

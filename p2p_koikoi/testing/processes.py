@@ -49,3 +49,13 @@ def spawn_host(home: Path, port: int, replays: Path, *options: str) -> subproces
         process.kill()
         raise
     return process
+
+
+def join_bot(
+    home: Path, port: int, replays: Path, *options: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`koikoi join` of the loopback ``port`` with the random bot (seed 2) as the guest, to its end."""
+    command = [*KOIKOI, "join", f"127.0.0.1:{port}", "--bot", "random", "--seed", "2", "--replay-dir", str(replays)]
+    return subprocess.run(
+        [*command, *options], env=koikoi_env(home), capture_output=True, text=True, timeout=timeout, check=False
+    )
