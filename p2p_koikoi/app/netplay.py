@@ -269,6 +269,69 @@ def reachable_hosts(listening: list[Address], bind: str | None) -> list[str]:
     return [a.host for a in listening if a.host not in ("0.0.0.0", "::")] or ["127.0.0.1"]
 
 
+async def _open_door(
+    options: HostOptions,
+    addresses: list[Address],
+    ours: str,
+    token: bytes | None,
+    say: Say,
+    nursery: trio.Nursery,
+    mapper: list[Mapper],
+    announcement: list[Announcement],
+) -> None:
+    """The host listens: map the port on the router, print the invite line, announce on the LAN."""
+    port = addresses[0].port
+    say(f"Hosting {options.rules.format()} on port {port}. Your key fingerprint: {ours}")
+    hosts = reachable_hosts(addresses, options.bind)
+    if options.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
+        mapper.append(Mapper(port))
+        outcome = await mapper[0].open()
+        say(f"  {outcome.line}")
+        opened = [m.external for m in outcome.held if m.external]
+        hosts = [*opened, *(h for h in hosts if h not in opened)]
+        nursery.start_soon(mapper[0].keep)
+    hosts = hosts[:MAX_ADDRESSES]  # a machine with many interfaces: the best ones come first
+    say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token).format()}")
+    say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)})")
+    if options.guest:
+        say(f"  admitting only the guest with fingerprint {options.guest}")
+    if options.lan:
+        announcement.append(await announce(port, hosts, ours, options.rules.format()))
+        say("  announced on the LAN: koikoi join --lan")
+
+
+@dataclass(frozen=True, slots=True)
+class _Admitted:
+    """The guest the host took: its connection, the match, its address, and the old record if it is back."""
+
+    channel: FramedChannel
+    session: MatchSession
+    peer: str
+    unfinished: Unfinished | None
+
+
+async def _host_plays(
+    admitted: _Admitted,
+    identity: Ed25519PrivateKey,
+    player: Player,
+    directory: Path,
+    plan: Reconnect,
+    say: Say,
+    result: NetMatchResult,
+) -> None:
+    """Play the admitted guest's match to its end: a new one into a new record, or the old one into its own."""
+    result.peer_fingerprint = fingerprint(admitted.session.keys[1])
+    unfinished = admitted.unfinished
+    if unfinished is not None:
+        say(f"Guest {admitted.peer} is back (fingerprint {result.peer_fingerprint}); the match goes on.")
+        result.record = unfinished.path
+        result.report = await _play_again(admitted.channel, unfinished, identity, player, plan, say)
+        return
+    say(f"Guest {admitted.peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
+    channel, session = admitted.channel, admitted.session
+    result.report, result.record = await _play(channel, session, identity, player, directory, plan, say)
+
+
 async def host_match(
     options: HostOptions,
     player_for: Callable[[int], Player],
@@ -289,25 +352,8 @@ async def host_match(
     mapper: list[Mapper] = []
 
     async def on_listening(addresses: list[Address]) -> None:
-        port = addresses[0].port
-        listening.append(port)
-        say(f"Hosting {options.rules.format()} on port {port}. Your key fingerprint: {ours}")
-        hosts = reachable_hosts(addresses, options.bind)
-        if options.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
-            mapper.append(Mapper(port))
-            outcome = await mapper[0].open()
-            say(f"  {outcome.line}")
-            opened = [m.external for m in outcome.held if m.external]
-            hosts = [*opened, *(h for h in hosts if h not in opened)]
-            nursery.start_soon(mapper[0].keep)
-        hosts = hosts[:MAX_ADDRESSES]  # a machine with many interfaces: the best ones come first
-        say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token).format()}")
-        say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)})")
-        if options.guest:
-            say(f"  admitting only the guest with fingerprint {options.guest}")
-        if options.lan:
-            announcement.append(await announce(port, hosts, ours, options.rules.format()))
-            say("  announced on the LAN: koikoi join --lan")
+        listening.append(addresses[0].port)
+        await _open_door(options, addresses, ours, token, say, nursery, mapper, announcement)
 
     async def on_dropped(dropped: Dropped) -> None:
         for line in drops.add(trio.current_time(), dropped):
@@ -362,17 +408,9 @@ async def host_match(
         async with trio.open_nursery() as nursery:  # the mapping stays for reconnects, renewed
             for router in mapper:
                 nursery.start_soon(router.keep)
-            result.peer_fingerprint = fingerprint(session.keys[1])
             plan = Reconnect(0, port=listening[0], bind=options.bind)
-            if unfinished is not None:
-                say(f"Guest {peer} is back (fingerprint {result.peer_fingerprint}); the match goes on.")
-                result.record = unfinished.path
-                result.report = await _play_again(channel, unfinished, identity, player_for(0), plan, say)
-            else:
-                say(f"Guest {peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
-                result.report, result.record = await _play(
-                    channel, session, identity, player_for(0), directory, plan, say
-                )
+            admitted = _Admitted(channel, session, peer, unfinished)
+            await _host_plays(admitted, identity, player_for(0), directory, plan, say, result)
             nursery.cancel_scope.cancel()
     finally:
         for lan in announcement:
