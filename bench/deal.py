@@ -19,6 +19,12 @@ It prints, as CPU time (``time.process_time``) of this one process:
   proved passes, the initial reveals, 8 shows and 16 draws, the audit) as CPU
   per side (target: at most 150 ms), its proof bytes, and the floor: the
   group operations it needs, counted, times the measured cost of one;
+- the deal's critical path, as wall-clock time: a shuffle proof made and
+  checked on one core and on two (``fairness/spread.py``), and the locking
+  of one round's deck from the first commitment to the last checked pass,
+  everything either seat does in turn while the other waits, with seat 0's
+  first pass made beforehand, during the previous round (``fairness/ahead.py``),
+  or not; issue 12 asks for that pipelining;
 - the same kind of deal with the PyPI package ``mentalpoker`` 0.5.0 (52 cards,
   two players, four passes and 32 card decodes), measured in a subprocess in
   its own virtual environment ``bench/.venv-mentalpoker``, which this script
@@ -41,7 +47,8 @@ from pathlib import Path
 
 import nacl.bindings as nacl_bindings
 
-from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Message, Step, group
+from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Message, Step, group, spread
+from p2p_koikoi.fairness.ahead import PassAhead
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
 from p2p_koikoi.fairness.derive import Contribution, binding, derive_contribution
 from p2p_koikoi.fairness.dleq import LockStatement, prove_lock, verify_lock
@@ -250,6 +257,66 @@ scalar_sample = group.scalar_from_wide(bytes(range(64)))
 point_sample = CARD_POINTS[0]
 
 
+# -- the critical path, wall-clock --------------------------------------------------------------
+
+
+def wall(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """(best, median) wall-clock seconds per call of ``fn``, after one warm-up call."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times), statistics.median(times)
+
+
+def locked_deck(counter: list[int], made_ahead: bool) -> float:
+    """Wall seconds from the commitments to a locked deck on both sides, everything in turn."""
+    counter[0] += 1
+    context = DealContext(match_id=b"bench-critical-path", round=counter[0])
+    secrets = (os.urandom(32), os.urandom(32))
+    ahead = PassAhead(IDENTITY_KEYS[0], lambda _: secrets[0]) if made_ahead else None
+    if ahead is not None:
+        ahead.prepare(context)
+        ahead._pending[1].result()  # type: ignore[index]  # made during the previous round's play
+    start = time.perf_counter()
+    sides = (
+        FairDeal(context, 0, IDENTITY_KEYS, secrets[0], ahead=ahead),
+        FairDeal(context, 1, IDENTITY_KEYS, secrets[1]),
+    )
+    both(sides, (sides[0].start(), sides[1].start()))
+    assert sides[0].final_deck is not None
+    return time.perf_counter() - start
+
+
+def critical_path_figures(repeat: int) -> None:
+    print("\nThe deal's critical path (wall-clock, one process; the other core idle as in a real deal)")
+    context = DealContext(b"bench-wall", 1)
+    secret = os.urandom(32)
+    contribution = derive_contribution(secret, context, IDENTITY_KEYS[0])
+    first = make_pass(1, context, IDENTITY_KEYS[0], contribution, secret, CARD_POINTS)
+    statement = ShuffleStatement(binding(context, IDENTITY_KEYS[0]), 1, CARD_POINTS, first.points)
+    proof = prove_shuffle(statement, contribution.permutation, contribution.mask, secret)
+    small = max(3, repeat // 3)
+    counter = [0]
+    for split in (False, True):
+        previous = spread.set_enabled(split)
+        try:
+            where = "two cores" if split else "one core "
+            row(
+                f"shuffle proof on {where}, prove",
+                wall(lambda: prove_shuffle(statement, contribution.permutation, contribution.mask, secret), small),
+            )
+            row(f"shuffle proof on {where}, verify", wall(lambda: verify_shuffle(statement, proof), small))
+            for made_ahead in (False, True):
+                label = "pass 1 made ahead" if made_ahead else "pass 1 in turn"
+                times = [locked_deck(counter, made_ahead) for _ in range(small)]
+                row(f"one round's deck locked, {where}, {label}", (min(times), statistics.median(times)))
+        finally:
+            spread.set_enabled(previous)
+
+
 # -- mentalpoker, in its own environment --------------------------------------------------------
 
 MENTALPOKER_SCRIPT = r"""
@@ -373,6 +440,7 @@ def main() -> None:
     )
 
     proof_figures(repeat)
+    critical_path_figures(repeat)
 
     print("\nAgainst mentalpoker 0.5.0 (52 cards, four passes, 32 decodes; its own venv, subprocess)")
     if args.no_mentalpoker:

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import rbcl  # type: ignore[import-untyped, unused-ignore]
 
-from p2p_koikoi.fairness.spread import each
+from p2p_koikoi.fairness.spread import each, halves
 
 __all__ = [
     "HASH_BYTES",
@@ -257,4 +257,9 @@ def mul_sum(scalars: Sequence[bytes], points: Sequence[bytes]) -> bytes:
     libsodium has no multi-scalar multiplication, so this is one
     multiplication per term; only the two halves run at once.
     """
-    return sum_points(each(mul_any, scalars, points))
+    rows = list(zip(scalars, points, strict=True))
+    return sum_points(halves(_sum_of_products, rows))
+
+
+def _sum_of_products(rows: Sequence[tuple[bytes, bytes]]) -> bytes:
+    return sum_points([mul_any(scalar, point) for scalar, point in rows])

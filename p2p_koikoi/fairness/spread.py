@@ -9,7 +9,8 @@ costs almost nothing; where it is idle (one peer waits while the other
 proves, which is most of a deal) it nearly halves the time.
 
 :func:`each` is ``[function(*args) for args in zip(*columns)]`` with the
-second half of the work handed to one worker thread. The result is the same,
+second half of the work handed to one worker thread; :func:`halves` runs one
+function over each half of some rows (a sum of products sums its own half). The result is the same,
 in the same order, bit for bit: what runs where never changes what is
 computed, so a transcript, a proof or a record does not depend on it.
 
@@ -29,9 +30,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-__all__ = ["each", "set_enabled"]
+__all__ = ["each", "halves", "set_enabled"]
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 MIN_SPLIT = 8  # fewer operations than this run in the caller alone
 
@@ -66,24 +68,25 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_worker)
 
 
-def _run(function: Callable[..., T], rows: Sequence[tuple[object, ...]]) -> list[T]:
-    return [function(*row) for row in rows]
-
-
-def _run_on_worker(function: Callable[..., T], rows: Sequence[tuple[object, ...]]) -> list[T]:
+def _on_worker(function: Callable[[Sequence[R]], T], rows: Sequence[R]) -> T:
     _here.on_worker = True
-    return _run(function, rows)
+    return function(rows)
+
+
+def halves(function: Callable[[Sequence[R]], T], rows: Sequence[R]) -> list[T]:
+    """``[function(rows)]``, or ``[function(first half), function(second half)]`` with the second on the worker."""
+    if not _enabled or len(rows) < MIN_SPLIT or getattr(_here, "on_worker", False):
+        return [function(rows)]
+    half = len(rows) // 2
+    later = _get_worker().submit(_on_worker, function, rows[half:])
+    try:
+        first = function(rows[:half])
+    finally:
+        second = later.result()
+    return [first, second]
 
 
 def each(function: Callable[..., T], *columns: Sequence[object]) -> list[T]:
     """``function`` applied to each row of ``columns``, in order; half of the rows on the worker thread."""
     rows = list(zip(*columns, strict=True))
-    if not _enabled or len(rows) < MIN_SPLIT or getattr(_here, "on_worker", False):
-        return _run(function, rows)
-    half = len(rows) // 2
-    later = _get_worker().submit(_run_on_worker, function, rows[half:])
-    try:
-        first = _run(function, rows[:half])
-    finally:
-        second = later.result()
-    return first + second
+    return [out for part in halves(lambda some: [function(*row) for row in some], rows) for out in part]
