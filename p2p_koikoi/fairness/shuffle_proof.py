@@ -8,9 +8,10 @@ The construction is the proof of a shuffle of Wikstrom (ACISP 2009,
 "A commitment-consistent proof of a shuffle") and Terelius and Wikstrom
 (AFRICACRYPT 2010, "Proofs of restricted shuffles"), step for step
 as Haenni, Locher, Koenig and Dubuis write it in "Pseudo-Code Algorithms for
-Verifiable Re-Encryption Mix-Nets" (FC 2017 Workshops, LNCS 10323), algorithms
-GenPermutationCommitment, GenCommitmentChain, GenShuffleProof and
-CheckShuffleProof. Names follow that paper: ``c`` the permutation commitment,
+Verifiable Re-Encryption Mix-Nets" (FC 2017 Workshops, LNCS 10323, pp.
+370-384), section 4: Algorithm 4.3 GenShuffleProof, 4.4
+GenPermutationCommitment, 4.5 GenCommitmentChain and 4.6 CheckShuffleProof.
+Names follow that paper: ``c`` the permutation commitment,
 ``u`` the challenges, ``u'`` their permutation, ``c_hat`` the commitment chain,
 ``t1, t2, t3, t4_1, t4_2, t_hat`` the commitments, ``s1..s4, s_hat, s'`` the
 responses, ``c`` the challenge. The group is ristretto255, written additively:
@@ -170,7 +171,7 @@ class ShuffleProof:
 
 
 def _permutation_commitment(permutation: Sequence[int], r: Sequence[bytes]) -> list[bytes]:
-    """GenPermutationCommitment: ``c[pi[i]] = r[pi[i]]*B + h_i``."""
+    """GenPermutationCommitment (Algorithm 4.4): ``c[pi[i]] = r[pi[i]]*B + h_i``."""
     blinds = group.mul_base_each(r)
     c = [b""] * N
     for i, j in enumerate(permutation):
@@ -179,7 +180,7 @@ def _permutation_commitment(permutation: Sequence[int], r: Sequence[bytes]) -> l
 
 
 def _commitment_chain(u_prime: Sequence[bytes], r_hat: Sequence[bytes]) -> list[bytes]:
-    """GenCommitmentChain: ``c_hat[i] = r_hat[i]*B + u'[i]*c_hat[i-1]``, ``c_hat[-1] = h``."""
+    """GenCommitmentChain (Algorithm 4.5): ``c_hat[i] = r_hat[i]*B + u'[i]*c_hat[i-1]``, ``c_hat[-1] = h``."""
     chain: list[bytes] = []
     previous = CHAIN_START
     for ui, blind in zip(u_prime, group.mul_base_each(r_hat), strict=True):
@@ -205,7 +206,7 @@ def _aggregates(
 
 
 def prove_shuffle(statement: ShuffleStatement, permutation: Sequence[int], mask: bytes, secret: bytes) -> ShuffleProof:
-    """GenShuffleProof for ``outputs[k] = mask * inputs[permutation[k]]``; nonces derived from ``secret``."""
+    """GenShuffleProof (Algorithm 4.3) for ``outputs[k] = mask * inputs[permutation[k]]``; nonces from ``secret``."""
     gamma = group.mul_base(mask)
     transcript = statement.transcript(gamma)
     nonces = proof_nonces(secret, transcript.digest(), 4 * N + 4)
@@ -258,7 +259,7 @@ def shuffle_challenges(statement: ShuffleStatement, proof: ShuffleProof) -> tupl
 
 
 def verify_shuffle(statement: ShuffleStatement, proof: ShuffleProof) -> str | None:
-    """CheckShuffleProof; ``None`` if the proof holds, else which equation fails."""
+    """CheckShuffleProof (Algorithm 4.6); ``None`` if the proof holds, else which equation fails."""
     if len(statement.inputs) != N or len(statement.outputs) != N:
         return "a shuffle proof is for 48 points"
     u, e = shuffle_challenges(statement, proof)
