@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 
@@ -138,3 +139,18 @@ def test_a_whole_match_uses_the_pass_made_ahead_for_every_round(monkeypatch: pyt
     assert rounds >= 2
     assert taken.count(True) >= rounds  # every round's first pass was ready
     assert all(name.startswith("p2p-koikoi-ahead") for name in threads)
+
+
+def test_a_copied_seat_asks_its_own_secrets_and_starts_with_nothing_made() -> None:
+    pair = session_pair(preset("nintendo"), deterministic_entropy(b"pass-ahead-copy"))
+    knowledge = pair.host.knowledge
+    made = knowledge._pass_ahead(pair.host.keys[0])
+    assert made is not None
+    made.prepare(CONTEXT)
+    twin = copy.deepcopy(knowledge)
+    twin.secret_for = lambda context: SECRET
+    twin_made = twin._pass_ahead(pair.host.keys[0])
+    assert twin_made is not None and twin_made is not made
+    assert twin_made.take(CONTEXT, pair.host.keys[0], knowledge.secret_for(CONTEXT)) is None  # nothing made yet
+    twin_made.prepare(CONTEXT)
+    assert twin_made.take(CONTEXT, pair.host.keys[0], SECRET) is not None  # made with the copy's secret

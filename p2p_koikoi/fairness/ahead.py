@@ -18,6 +18,7 @@ made for a round that never comes (the match ends) is dropped.
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 from collections.abc import Callable
@@ -69,6 +70,10 @@ class PassAhead:
         self._identity = identity
         self._secret_for = secret_for
         self._pending: tuple[tuple[DealContext, bytes], Future[Deck]] | None = None
+
+    def __deepcopy__(self, memo: dict[int, object]) -> PassAhead:
+        """A copy of a seat (tests fork whole sessions) starts with nothing in the making: it is only a cache."""
+        return PassAhead(self._identity, copy.deepcopy(self._secret_for, memo))
 
     def prepare(self, context: DealContext) -> None:
         """Start making pass 1 of ``context`` in the background (replacing any pass in the making)."""

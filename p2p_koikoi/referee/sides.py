@@ -291,5 +291,8 @@ class SeatKnowledge:
         if self.seat != 0:
             return None
         if self._ahead is None:
-            self._ahead = PassAhead(identity, lambda context: self.secret_for(context))
+            self._ahead = PassAhead(identity, self._secret_of)
         return self._ahead
+
+    def _secret_of(self, context: DealContext) -> bytes:
+        return self.secret_for(context)  # a method, so that a copied seat's pass ahead asks the copy
