@@ -260,15 +260,10 @@ point_sample = CARD_POINTS[0]
 # -- the critical path, wall-clock --------------------------------------------------------------
 
 
-def wall(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
-    """(best, median) wall-clock seconds per call of ``fn``, after one warm-up call."""
+def once(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
     fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times)
+    return time.perf_counter() - start
 
 
 def locked_deck(counter: list[int], made_ahead: bool) -> float:
@@ -287,10 +282,14 @@ def locked_deck(counter: list[int], made_ahead: bool) -> float:
     )
     both(sides, (sides[0].start(), sides[1].start()))
     assert sides[0].final_deck is not None
-    return time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    if ahead is not None and ahead._pending is not None:  # the next round's pass, begun at the lock
+        ahead._pending[1].result()  # done before the next measurement starts
+    return elapsed
 
 
 def critical_path_figures(repeat: int) -> None:
+    """Each configuration measured in turn, round after round, so that all see the same machine."""
     print("\nThe deal's critical path (wall-clock, one process; the other core idle as in a real deal)")
     context = DealContext(b"bench-wall", 1)
     secret = os.urandom(32)
@@ -298,23 +297,30 @@ def critical_path_figures(repeat: int) -> None:
     first = make_pass(1, context, IDENTITY_KEYS[0], contribution, secret, CARD_POINTS)
     statement = ShuffleStatement(binding(context, IDENTITY_KEYS[0]), 1, CARD_POINTS, first.points)
     proof = prove_shuffle(statement, contribution.permutation, contribution.mask, secret)
-    small = max(3, repeat // 3)
     counter = [0]
+    permutation, mask = contribution.permutation, contribution.mask
+    measures: dict[str, Callable[[], float]] = {
+        "prove": lambda: once(lambda: prove_shuffle(statement, permutation, mask, secret)),
+        "verify": lambda: once(lambda: verify_shuffle(statement, proof)),
+        "pass 1 in turn": lambda: locked_deck(counter, made_ahead=False),
+        "pass 1 made ahead": lambda: locked_deck(counter, made_ahead=True),
+    }
+    times: dict[tuple[bool, str], list[float]] = {(split, name): [] for split in (False, True) for name in measures}
+    for _ in range(max(5, repeat // 2)):
+        for split in (False, True):
+            previous = spread.set_enabled(split)
+            try:
+                for name, measure in measures.items():
+                    times[split, name].append(measure())
+            finally:
+                spread.set_enabled(previous)
     for split in (False, True):
-        previous = spread.set_enabled(split)
-        try:
-            where = "two cores" if split else "one core "
-            row(
-                f"shuffle proof on {where}, prove",
-                wall(lambda: prove_shuffle(statement, contribution.permutation, contribution.mask, secret), small),
+        where = "two cores" if split else "one core "
+        for name in measures:
+            what = (
+                f"shuffle proof on {where}, {name}" if name in ("prove", "verify") else f"deck locked, {where}, {name}"
             )
-            row(f"shuffle proof on {where}, verify", wall(lambda: verify_shuffle(statement, proof), small))
-            for made_ahead in (False, True):
-                label = "pass 1 made ahead" if made_ahead else "pass 1 in turn"
-                times = [locked_deck(counter, made_ahead) for _ in range(small)]
-                row(f"one round's deck locked, {where}, {label}", (min(times), statistics.median(times)))
-        finally:
-            spread.set_enabled(previous)
+            row(what, (min(times[split, name]), statistics.median(times[split, name])))
 
 
 # -- mentalpoker, in its own environment --------------------------------------------------------
@@ -387,6 +393,7 @@ def main() -> None:
     repeat = max(3, args.repeat)
 
     print(f"CPU time, one process, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
+    spread.set_enabled(False)  # CPU figures on one core: the second thread only moves work, and adds a little
     print("Raw operations")
     scalar = group.scalar_from_wide(os.urandom(64))
     point = CARD_POINTS[0]
