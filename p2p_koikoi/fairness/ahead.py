@@ -19,38 +19,18 @@ made for a round that never comes (the match ends) is dropped.
 from __future__ import annotations
 
 import copy
-import os
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
 from p2p_koikoi.fairness.derive import DealContext, Purpose, derive_contribution
 from p2p_koikoi.fairness.messages import Deck
 from p2p_koikoi.fairness.passproof import make_pass
+from p2p_koikoi.fairness.spread import Worker
 
 __all__ = ["PassAhead", "next_round"]
 
-_lock = threading.Lock()
-_background: ThreadPoolExecutor | None = None
-
-
-def _executor() -> ThreadPoolExecutor:
-    global _background
-    with _lock:
-        if _background is None:
-            _background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="p2p-koikoi-ahead")
-        return _background
-
-
-def _forget_executor() -> None:
-    global _background, _lock
-    _background = None
-    _lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_executor)
+_background = Worker("p2p-koikoi-ahead")
 
 
 def next_round(context: DealContext) -> DealContext:
@@ -78,7 +58,7 @@ class PassAhead:
     def prepare(self, context: DealContext) -> None:
         """Start making pass 1 of ``context`` in the background (replacing any pass in the making)."""
         secret = self._secret_for(context)
-        future = _executor().submit(_first_pass, context, self._identity, secret)
+        future = _background.submit(_first_pass, context, self._identity, secret)
         self._pending = ((context, secret), future)
 
     def take(self, context: DealContext, identity: bytes, secret: bytes) -> Deck | None:

@@ -27,19 +27,44 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-__all__ = ["each", "halves", "set_enabled"]
+__all__ = ["Worker", "each", "halves", "set_enabled"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 MIN_SPLIT = 8  # fewer operations than this run in the caller alone
 
-_lock = threading.Lock()
+
+class Worker:
+    """One thread of this process, made on first use and made anew in a forked child.
+
+    A fork copies the executor but not its thread, so a child must not use its
+    parent's: every :class:`Worker` forgets its executor in the child.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._forget)
+
+    def submit(self, function: Callable[..., T], *args: object) -> Future[T]:
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=self._name)
+            return self._executor.submit(function, *args)
+
+    def _forget(self) -> None:
+        self._lock = threading.Lock()
+        self._executor = None
+
+
+_worker = Worker("p2p-koikoi-group")
 _here = threading.local()  # ``on_worker`` is set in the worker thread
-_worker: ThreadPoolExecutor | None = None
 _enabled = len(os.sched_getaffinity(0)) > 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) > 1
 
 
@@ -48,24 +73,6 @@ def set_enabled(enabled: bool) -> bool:
     global _enabled
     previous, _enabled = _enabled, enabled
     return previous
-
-
-def _get_worker() -> ThreadPoolExecutor:
-    global _worker
-    with _lock:
-        if _worker is None:
-            _worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="p2p-koikoi-group")
-        return _worker
-
-
-def _forget_worker() -> None:
-    global _worker, _lock
-    _worker = None
-    _lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_worker)
 
 
 def _on_worker(function: Callable[[Sequence[R]], T], rows: Sequence[R]) -> T:
@@ -78,7 +85,7 @@ def halves(function: Callable[[Sequence[R]], T], rows: Sequence[R]) -> list[T]:
     if not _enabled or len(rows) < MIN_SPLIT or getattr(_here, "on_worker", False):
         return [function(rows)]
     half = len(rows) // 2
-    later = _get_worker().submit(_on_worker, function, rows[half:])
+    later = _worker.submit(_on_worker, function, rows[half:])
     try:
         first = function(rows[:half])
     finally:
