@@ -385,15 +385,8 @@ def mentalpoker_figures(repeat: int) -> tuple[float, float]:
 # -- main ------------------------------------------------------------------------------------------
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=30, help="deals measured (default 30)")
-    parser.add_argument("--no-mentalpoker", action="store_true", help="skip the comparison")
-    args = parser.parse_args()
-    repeat = max(3, args.repeat)
-
-    print(f"CPU time, one process, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
-    spread.set_enabled(False)  # CPU figures on one core: the second thread only moves work, and adds a little
+def raw_figures() -> float:
+    """The raw group operations; returns the best CPU seconds of one ristretto255 multiplication."""
     print("Raw operations")
     scalar = group.scalar_from_wide(os.urandom(64))
     point = CARD_POINTS[0]
@@ -413,7 +406,10 @@ def main() -> None:
     )
     modulus = (1 << 2047) | 0x1D
     row("2048-bit pow (pure Python)", cpu(lambda: pow(3, modulus - 2, modulus), 3, 3))
+    return mult[0]
 
+
+def pass_figures(repeat: int) -> None:
     print("\nOne 48-card pass")
     contribution = derive_contribution(os.urandom(32), DealContext(b"bench"), IDENTITY_KEYS[0])
     masked = shuffle(CARD_POINTS, contribution)
@@ -431,29 +427,24 @@ def main() -> None:
         cpu(lambda: FairDeal(DealContext(b"bench"), 0, IDENTITY_KEYS, os.urandom(32)), repeat),
     )
 
+
+def round_figures(repeat: int, multiplication: float, counter: list[int]) -> None:
     print("\nA full round deal, both sides in one process")
-    counter = [0]
     without = cpu(lambda: deal(counter, audit=False), repeat)
     row("deal without the audit, both sides (proved passes)", without)
-    full = cpu(lambda: deal(counter, audit=True), repeat)
-    row("deal with the audit", full)
+    row("deal with the audit", cpu(lambda: deal(counter, audit=True), repeat))
     # The machine's speed drifts: price a multiplication again, next to the deals.
-    near = min(mult[0], cpu(lambda: group.mul(scalar, point), 15, 200)[0])
-    floor = 4 * 48 * near
+    near = min(multiplication, cpu(lambda: group.mul(scalar_sample, point_sample), 15, 200)[0])
     print(
-        f"  {'floor, 4 x 48 multiplications (best figures)':<52} {fmt(floor)}"
+        f"  {'floor, 4 x 48 multiplications (best figures)':<52} {fmt(4 * 48 * near)}"
         f"\n  the deal without the audit costs {without[0] / near:.0f} multiplications' worth"
         f" (4 x 48 in the passes, 32 to open 2 hands and the table by both, plus checks)"
     )
 
-    proof_figures(repeat)
-    critical_path_figures(repeat)
 
+def mentalpoker_comparison(counter: list[int]) -> None:
+    """Interleaved runs, so that both see the same machine even if its speed drifts."""
     print("\nAgainst mentalpoker 0.5.0 (52 cards, four passes, 32 decodes; its own venv, subprocess)")
-    if args.no_mentalpoker:
-        print("  skipped (--no-mentalpoker)")
-        return
-    # Interleaved, so that both see the same machine even if its speed drifts.
     ours: list[float] = []
     theirs: list[float] = []
     try:
@@ -469,6 +460,26 @@ def main() -> None:
     print(f"  ratio mentalpoker / ours: {other / mine:.1f}x (medians of 5 interleaved runs)")
     print(f"  per card: {other / 52 / (mine / 48):.1f}x")
     print("  (mentalpoker encodes cards as i*G, so anyone can tell masked cards apart)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=30, help="deals measured (default 30)")
+    parser.add_argument("--no-mentalpoker", action="store_true", help="skip the comparison")
+    args = parser.parse_args()
+    repeat = max(3, args.repeat)
+    print(f"CPU time, one process, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
+    spread.set_enabled(False)  # CPU figures on one core: the second thread only moves work, and adds a little
+    multiplication = raw_figures()
+    pass_figures(repeat)
+    counter = [0]
+    round_figures(repeat, multiplication, counter)
+    proof_figures(repeat)
+    critical_path_figures(repeat)
+    if args.no_mentalpoker:
+        print("\nAgainst mentalpoker 0.5.0: skipped (--no-mentalpoker)")
+    else:
+        mentalpoker_comparison(counter)
 
 
 if __name__ == "__main__":
