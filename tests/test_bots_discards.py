@@ -9,6 +9,7 @@ from builders import build_round, cards
 
 from p2p_koikoi.bots import MatchContext
 from p2p_koikoi.bots.determinize import Determinizer
+from p2p_koikoi.bots.heuristics import card_worths
 from p2p_koikoi.bots.inference import lacking_weights
 from p2p_koikoi.bots.match_value import MatchValue
 from p2p_koikoi.bots.rollout import MatchDecider, Rollout
@@ -118,3 +119,28 @@ def test_in_the_last_round_a_seat_behind_plays_on_and_a_seat_ahead_stops() -> No
     # The other seat's rise seen from seat 0's search: its chance is the complement.
     them = MatchDecider(MatchValue(MatchContext(PLAIN, 1, (0, 5), 12)), 1)
     assert them.koikoi(rnd, 0) is True
+
+
+def test_following_rollouts_read_each_cards_worth_from_the_captures_as_they_are_now() -> None:
+    rnd = build_round(PLAIN, hand0="", hand1="", table="")
+    root = card_worths(PLAIN, 0, 0)
+    fixed = Rollout((root, root), gaji=False)
+    follow = Rollout((root, root), gaji=False, follow=PLAIN)
+    rnd.captures[0] = cards("pine-crane cherry-curtain")  # two lights: a third is worth far more now
+    rnd.captures[1] = cards("maple-deer")
+    assert fixed._worth(rnd, 0) is root
+    assert follow._worth(rnd, 0) == card_worths(PLAIN, rnd.captures[0], rnd.captures[1])
+    assert follow._worth(rnd, 1) == card_worths(PLAIN, rnd.captures[1], rnd.captures[0])
+    assert follow._worth(rnd, 0)[Card.PAMPAS_MOON] > root[Card.PAMPAS_MOON] + 1.0
+
+
+def test_when_every_move_wins_the_match_the_search_still_takes_the_points() -> None:
+    """Far ahead in the last round, every move wins: the match chance ties, and the round's points decide."""
+    table = "cherry-curtain pampas-plain-1 pampas-plain-2 maple-plain-1 maple-plain-2 chrysanthemum-plain-1"
+    view = shown_view(f"pine-plain-1 cherry-plain-1 {PLAINS}", "", f"{table} chrysanthemum-plain-2 paulownia-plain-1")
+    context = MatchContext(PLAIN, 0, (500, 0), 12)  # last round of 12, 500 points ahead
+    legal = view.legal_actions()
+    assert legal[0] == Play(Card.PINE_PLAIN_1)  # a discard, first in the list
+    for seed in range(2):
+        choice = StrongAgent(seed, Level("test", 200, 30.0)).choose(view, legal, context)
+        assert choice == Play(Card.CHERRY_PLAIN_1)  # takes the curtain

@@ -58,6 +58,8 @@ class Level:
     name: str
     playouts: int
     time_cap: float
+    follow: bool = False  # the playouts re-read each card's worth from the captures as they change
+    epsilon: float = 0.1  # the playouts' share of random cards
 
 
 # Budgets measured with bench/bots.py on the 2-core development machine: normal's slowest decision takes
@@ -68,6 +70,11 @@ LEVELS: dict[str, Level] = {
     "expert": Level("expert", 2000, 1.0),
     "hard": Level("hard", 4000, 3.0),
 }
+
+
+# What one point of the round's result adds to a move's rank beside its match chance. Mid-match a point moves
+# the chance by about 0.013 (nintendo, 11 rounds to go), so this weighs little until the chance stops moving.
+POINT_WEIGHT = 0.001
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +91,11 @@ class MoveValue:
 class StrongAgent:
     """The search bot at one :class:`Level`; deterministic for a seed while the time cap is not hit."""
 
-    def __init__(self, seed: int | None = None, level: Level = LEVELS["normal"], epsilon: float = 0.1) -> None:
+    def __init__(self, seed: int | None = None, level: Level = LEVELS["normal"], epsilon: float | None = None) -> None:
         self.name = f"strong:{level.name}"
         self.level = level
         self._rng = random.Random(seed)
-        self._epsilon = epsilon
+        self._epsilon = level.epsilon if epsilon is None else epsilon
         self.capped = 0  # decisions the time cap cut short (for the bench and the arena)
 
     def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
@@ -143,7 +150,8 @@ class _Search:
         if seat == 1:
             worths.reverse()
         decider = MatchDecider(self.value, seat)
-        self.rollout = Rollout((worths[0], worths[1]), view.rules.gaji, epsilon, decider)
+        follow = view.rules if level.follow else None
+        self.rollout = Rollout((worths[0], worths[1]), view.rules.gaji, epsilon, decider, follow)
         self.totals = [0.0] * len(legal)
         self.points = [0] * len(legal)
         self.won = [0] * len(legal)
@@ -184,8 +192,15 @@ class _Search:
         ]
 
     def _rank(self, i: int) -> tuple[float, bool]:
-        """A move's mean match chance; on a tie a Shobu wins, since a sure result beats an equal gamble."""
-        mean = self.totals[i] / self.counts[i] if self.counts[i] else -1.0
+        """A move's mean match chance, plus a thousandth for each point it wins on average (:data:`POINT_WEIGHT`).
+
+        The points only break near-ties: when the match is all but decided
+        (ahead by a lot in the last round, say) every move has the same chance,
+        and without them the search would play the first move in the list. On an
+        exact tie a Shobu wins, since a sure result beats an equal gamble.
+        """
+        n = self.counts[i]
+        mean = (self.totals[i] + POINT_WEIGHT * self.points[i]) / n if n else -1.0
         return mean, isinstance(self.legal[i], CallStop)
 
     def _try(self, i: int, hand: int, stock: list[int], rollout_seed: int) -> None:
