@@ -46,7 +46,8 @@ from p2p_koikoi.bots.heuristics import card_worths
 from p2p_koikoi.bots.inference import lacking_weights
 from p2p_koikoi.bots.match_value import MatchValue
 from p2p_koikoi.bots.rollout import MatchDecider, Rollout
-from p2p_koikoi.engine import AnyAction, CallStop, Exchange, IllegalActionError, Phase, Round
+from p2p_koikoi.engine import AnyAction, CallStop, Exchange, IllegalActionError, Phase, Play, Round
+from p2p_koikoi.engine.cards import month_mask
 
 __all__ = ["LEVELS", "Level", "MoveValue", "StrongAgent", "evaluate"]
 
@@ -152,6 +153,11 @@ class _Search:
         decider = MatchDecider(self.value, seat)
         follow = view.rules if level.follow else None
         self.rollout = Rollout((worths[0], worths[1]), view.rules.gaji, epsilon, decider, follow)
+        # What each move leaves on the table for the other seat: a discard's worth to it (0 for any other move).
+        their = worths[1 - seat]
+        self.exposed = [
+            their[a.card] if isinstance(a, Play) and not view.table & month_mask(a.card.month) else 0.0 for a in legal
+        ]
         self.totals = [0.0] * len(legal)
         self.points = [0] * len(legal)
         self.won = [0] * len(legal)
@@ -191,17 +197,20 @@ class _Search:
             for i in order
         ]
 
-    def _rank(self, i: int) -> tuple[float, bool]:
+    def _rank(self, i: int) -> tuple[float, bool, float]:
         """A move's mean match chance, plus a thousandth for each point it wins on average (:data:`POINT_WEIGHT`).
 
         The points only break near-ties: when the match is all but decided
         (ahead by a lot in the last round, say) every move has the same chance,
         and without them the search would play the first move in the list. On an
-        exact tie a Shobu wins, since a sure result beats an equal gamble.
+        exact tie a Shobu wins, since a sure result beats an equal gamble, and of
+        two discards the one worth less to the other seat goes: holding both cards
+        of a month, throwing either away plays out the same in every world, and
+        the bright then stays in the hand instead of on the table.
         """
         n = self.counts[i]
         mean = (self.totals[i] + POINT_WEIGHT * self.points[i]) / n if n else -1.0
-        return mean, isinstance(self.legal[i], CallStop)
+        return mean, isinstance(self.legal[i], CallStop), -self.exposed[i]
 
     def _try(self, i: int, hand: int, stock: list[int], rollout_seed: int) -> None:
         """Play move ``i`` in the world where the other seat holds ``hand``, roll the round out, add the chance."""
