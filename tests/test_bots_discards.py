@@ -9,7 +9,6 @@ from builders import build_round, cards
 
 from p2p_koikoi.bots import MatchContext
 from p2p_koikoi.bots.determinize import Determinizer
-from p2p_koikoi.bots.heuristics import card_worths
 from p2p_koikoi.bots.inference import lacking_weights
 from p2p_koikoi.bots.match_value import MatchValue
 from p2p_koikoi.bots.rollout import MatchDecider, Rollout
@@ -119,19 +118,6 @@ def test_in_the_last_round_a_seat_behind_plays_on_and_a_seat_ahead_stops() -> No
     # The other seat's rise seen from seat 0's search: its chance is the complement.
     them = MatchDecider(MatchValue(MatchContext(PLAIN, 1, (0, 5), 12)), 1)
     assert them.koikoi(rnd, 0) is True
-
-
-def test_following_rollouts_read_each_cards_worth_from_the_captures_as_they_are_now() -> None:
-    rnd = build_round(PLAIN, hand0="", hand1="", table="")
-    root = card_worths(PLAIN, 0, 0)
-    fixed = Rollout((root, root), gaji=False)
-    follow = Rollout((root, root), gaji=False, follow=PLAIN)
-    rnd.captures[0] = cards("pine-crane cherry-curtain")  # two lights: a third is worth far more now
-    rnd.captures[1] = cards("maple-deer")
-    assert fixed._worth(rnd, 0) is root
-    assert follow._worth(rnd, 0) == card_worths(PLAIN, rnd.captures[0], rnd.captures[1])
-    assert follow._worth(rnd, 1) == card_worths(PLAIN, rnd.captures[1], rnd.captures[0])
-    assert follow._worth(rnd, 0)[Card.PAMPAS_MOON] > root[Card.PAMPAS_MOON] + 1.0
 
 
 def test_when_every_move_wins_the_match_the_search_still_takes_the_points() -> None:

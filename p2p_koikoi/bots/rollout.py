@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import random
 
-from p2p_koikoi.bots.heuristics import card_worths, koikoi_pays
+from p2p_koikoi.bots.heuristics import koikoi_pays
 from p2p_koikoi.bots.match_value import MatchValue
 from p2p_koikoi.engine import (
     ALL_CARDS,
@@ -49,7 +49,6 @@ from p2p_koikoi.engine import (
     Play,
     Round,
     RoundOutcome,
-    RuleSet,
 )
 
 __all__ = ["FEED", "MatchDecider", "Rollout"]
@@ -108,7 +107,7 @@ def _simple_koikoi(world: Round, seat: int) -> bool:
 class Rollout:
     """Plays worlds to the end of the round; ``worths[seat][card]`` is what a card is worth to that seat."""
 
-    __slots__ = ("_cache", "_decider", "_epsilon", "_gaji", "_rules", "_worths")
+    __slots__ = ("_decider", "_epsilon", "_gaji", "_worths")
 
     def __init__(
         self,
@@ -116,25 +115,11 @@ class Rollout:
         gaji: bool,
         epsilon: float = 0.1,
         decider: MatchDecider | None = None,
-        follow: RuleSet | None = None,
     ) -> None:
         self._worths = worths
         self._gaji = gaji
         self._epsilon = epsilon
         self._decider = decider
-        self._rules = follow
-        self._cache: dict[tuple[int, int], list[float]] = {}
-
-    def _worth(self, world: Round, seat: int) -> list[float]:
-        """What each card is worth to ``seat``: fixed at the root, or (``follow``) read from the captures now."""
-        rules = self._rules
-        if rules is None:
-            return self._worths[seat]
-        key = (world.captures[seat], world.captures[1 - seat])
-        worth = self._cache.get(key)
-        if worth is None:
-            worth = self._cache[key] = card_worths(rules, key[0], key[1])
-        return worth
 
     def play(
         self,
@@ -146,6 +131,7 @@ class Rollout:
         """Play ``world`` (changed in place) to its end, drawing ``stock`` in order; return the outcome."""
         random_float = rng.random
         epsilon = self._epsilon
+        worths = self._worths
         gaji = self._gaji
         drawn = 0
         while True:
@@ -167,7 +153,7 @@ class Rollout:
             elif phase is Phase.DRAW_CHOICE:
                 pending = world.pending_draw
                 assert pending is not None
-                worth = self._worth(world, world.turn)
+                worth = worths[world.turn]
                 low, high = _two_bits(world.table & _MONTH[pending])
                 pick = high if worth[high] > worth[low] else low
                 if record is not None:
@@ -189,7 +175,7 @@ class Rollout:
     def _pick_play(self, world: Round, seat: int, explore: bool, rng: random.Random) -> tuple[int, int]:
         """The hand card to play and the table cards it takes: the best by worth, or (exploring) a random card."""
         hand, table = world.hands[seat], world.table
-        worth = self._worth(world, seat)
+        worth = self._worths[seat]
         if explore:
             pick = hand
             for _ in range(rng.randrange(hand.bit_count())):
@@ -203,7 +189,7 @@ class Rollout:
         unseen = ALL_CARDS & ~(table | world.captures[0] | world.captures[1] | hand)
         takers = world.hand_size(other) + 1  # the other seat's hand, and the draw after its play
         feed = FEED * min(1.0, takers / unseen.bit_count()) if unseen else 0.0
-        their = self._worth(world, other)
+        their = self._worths[other]
         best_card, best_taken, best_value = -1, 0, -1e9
         while hand:
             low = hand & -hand
@@ -228,7 +214,7 @@ class Rollout:
         seat = world.to_act
         legal = world.legal_actions()
         if world.phase is Phase.PLAY and len(legal) > 1:
-            worth = self._worth(world, seat)
+            worth = self._worths[seat]
             table = world.table
 
             def value(action: AnyAction) -> float:

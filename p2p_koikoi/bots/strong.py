@@ -59,17 +59,18 @@ class Level:
     name: str
     playouts: int
     time_cap: float
-    follow: bool = False  # the playouts re-read each card's worth from the captures as they change
-    epsilon: float = 0.1  # the playouts' share of random cards
 
 
 # Budgets measured with bench/bots.py on the 2-core development machine: normal's slowest decision takes
-# about 0.2 s of one quiet core, so its 0.5 s cap (the promise the issue makes) only bites under heavy load.
+# about 0.1 s of one quiet core and expert's about 0.6 s, so their 0.5 s and 1 s caps (the promises the issue
+# makes) only bite under heavy load. More playouts are worth having: against a search of 1,500 playouts a
+# move, normal's choice gives up 0.0027 of match chance a decision on average and expert's 0.0002
+# (``python bench/bots.py --positions 0 --regret 60``).
 LEVELS: dict[str, Level] = {
     "easy": Level("easy", 200, 0.5),
     "normal": Level("normal", 800, 0.5),
-    "expert": Level("expert", 2000, 1.0),
-    "hard": Level("hard", 4000, 3.0),
+    "expert": Level("expert", 6000, 1.0),
+    "hard": Level("hard", 16000, 3.0),
 }
 
 
@@ -92,11 +93,11 @@ class MoveValue:
 class StrongAgent:
     """The search bot at one :class:`Level`; deterministic for a seed while the time cap is not hit."""
 
-    def __init__(self, seed: int | None = None, level: Level = LEVELS["normal"], epsilon: float | None = None) -> None:
+    def __init__(self, seed: int | None = None, level: Level = LEVELS["normal"], epsilon: float = 0.1) -> None:
         self.name = f"strong:{level.name}"
         self.level = level
         self._rng = random.Random(seed)
-        self._epsilon = level.epsilon if epsilon is None else epsilon
+        self._epsilon = epsilon
         self.capped = 0  # decisions the time cap cut short (for the bench and the arena)
 
     def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
@@ -151,8 +152,7 @@ class _Search:
         if seat == 1:
             worths.reverse()
         decider = MatchDecider(self.value, seat)
-        follow = view.rules if level.follow else None
-        self.rollout = Rollout((worths[0], worths[1]), view.rules.gaji, epsilon, decider, follow)
+        self.rollout = Rollout((worths[0], worths[1]), view.rules.gaji, epsilon, decider)
         # What each move leaves on the table for the other seat: a discard's worth to it (0 for any other move).
         their = worths[1 - seat]
         self.exposed = [
