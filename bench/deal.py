@@ -19,6 +19,12 @@ It prints, as CPU time (``time.process_time``) of this one process:
   proved passes, the initial reveals, 8 shows and 16 draws, the audit) as CPU
   per side (target: at most 150 ms), its proof bytes, and the floor: the
   group operations it needs, counted, times the measured cost of one;
+- the deal's critical path, as wall-clock time: a shuffle proof made and
+  checked on one core and on two (``fairness/spread.py``), and the locking
+  of one round's deck from the first commitment to the last checked pass,
+  everything either seat does in turn while the other waits, with seat 0's
+  first pass made beforehand, during the previous round (``fairness/ahead.py``),
+  or not; issue 12 asks for that pipelining;
 - the same kind of deal with the PyPI package ``mentalpoker`` 0.5.0 (52 cards,
   two players, four passes and 32 card decodes), measured in a subprocess in
   its own virtual environment ``bench/.venv-mentalpoker``, which this script
@@ -41,7 +47,8 @@ from pathlib import Path
 
 import nacl.bindings as nacl_bindings
 
-from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Message, Step, group
+from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Message, Step, group, spread
+from p2p_koikoi.fairness.ahead import PassAhead
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
 from p2p_koikoi.fairness.derive import Contribution, binding, derive_contribution
 from p2p_koikoi.fairness.dleq import LockStatement, prove_lock, verify_lock
@@ -250,6 +257,72 @@ scalar_sample = group.scalar_from_wide(bytes(range(64)))
 point_sample = CARD_POINTS[0]
 
 
+# -- the critical path, wall-clock --------------------------------------------------------------
+
+
+def once(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def locked_deck(counter: list[int], made_ahead: bool) -> float:
+    """Wall seconds from the commitments to a locked deck on both sides, everything in turn."""
+    counter[0] += 1
+    context = DealContext(match_id=b"bench-critical-path", round=counter[0])
+    secrets = (os.urandom(32), os.urandom(32))
+    ahead = PassAhead(IDENTITY_KEYS[0], lambda _: secrets[0]) if made_ahead else None
+    if ahead is not None:
+        ahead.prepare(context)
+        ahead._pending[1].result()  # type: ignore[index]  # made during the previous round's play
+    start = time.perf_counter()
+    sides = (
+        FairDeal(context, 0, IDENTITY_KEYS, secrets[0], ahead=ahead),
+        FairDeal(context, 1, IDENTITY_KEYS, secrets[1]),
+    )
+    both(sides, (sides[0].start(), sides[1].start()))
+    assert sides[0].final_deck is not None
+    elapsed = time.perf_counter() - start
+    if ahead is not None and ahead._pending is not None:  # the next round's pass, begun at the lock
+        ahead._pending[1].result()  # done before the next measurement starts
+    return elapsed
+
+
+def critical_path_figures(repeat: int) -> None:
+    """Each configuration measured in turn, round after round, so that all see the same machine."""
+    print("\nThe deal's critical path (wall-clock, one process; the other core idle as in a real deal)")
+    context = DealContext(b"bench-wall", 1)
+    secret = os.urandom(32)
+    contribution = derive_contribution(secret, context, IDENTITY_KEYS[0])
+    first = make_pass(1, context, IDENTITY_KEYS[0], contribution, secret, CARD_POINTS)
+    statement = ShuffleStatement(binding(context, IDENTITY_KEYS[0]), 1, CARD_POINTS, first.points)
+    proof = prove_shuffle(statement, contribution.permutation, contribution.mask, secret)
+    counter = [0]
+    permutation, mask = contribution.permutation, contribution.mask
+    measures: dict[str, Callable[[], float]] = {
+        "prove": lambda: once(lambda: prove_shuffle(statement, permutation, mask, secret)),
+        "verify": lambda: once(lambda: verify_shuffle(statement, proof)),
+        "pass 1 in turn": lambda: locked_deck(counter, made_ahead=False),
+        "pass 1 made ahead": lambda: locked_deck(counter, made_ahead=True),
+    }
+    times: dict[tuple[bool, str], list[float]] = {(split, name): [] for split in (False, True) for name in measures}
+    for _ in range(max(5, repeat // 2)):
+        for split in (False, True):
+            previous = spread.set_enabled(split)
+            try:
+                for name, measure in measures.items():
+                    times[split, name].append(measure())
+            finally:
+                spread.set_enabled(previous)
+    for split in (False, True):
+        where = "two cores" if split else "one core "
+        for name in measures:
+            what = (
+                f"shuffle proof on {where}, {name}" if name in ("prove", "verify") else f"deck locked, {where}, {name}"
+            )
+            row(what, (min(times[split, name]), statistics.median(times[split, name])))
+
+
 # -- mentalpoker, in its own environment --------------------------------------------------------
 
 MENTALPOKER_SCRIPT = r"""
@@ -320,6 +393,7 @@ def main() -> None:
     repeat = max(3, args.repeat)
 
     print(f"CPU time, one process, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
+    spread.set_enabled(False)  # CPU figures on one core: the second thread only moves work, and adds a little
     print("Raw operations")
     scalar = group.scalar_from_wide(os.urandom(64))
     point = CARD_POINTS[0]
@@ -373,6 +447,7 @@ def main() -> None:
     )
 
     proof_figures(repeat)
+    critical_path_figures(repeat)
 
     print("\nAgainst mentalpoker 0.5.0 (52 cards, four passes, 32 decodes; its own venv, subprocess)")
     if args.no_mentalpoker:

@@ -12,12 +12,14 @@ The matches are played first, in memory between two random bots (``pipe_sessions
 with real keys and secrets), on every core, and written as records to a temporary folder. Then:
 
 - one 12-round match: ``verify_file`` (read the file, audit every deal, check every entry), wall and
-  CPU time, best and median of ``--repeat`` runs; target under 0.3 s;
+  CPU time, best and median of ``--repeat`` runs; target (issue 12, every proof checked) at most
+  1.5 s of CPU; the CPU counts both threads where the group work is split over two cores;
 - the whole folder: ``verify_paths`` on every core (one process per core), matches per second.
 
-Nearly all the time goes to the group arithmetic of the deal audits (re-deriving both players' four
-deck passes: about 200 scalar multiplications per deal, 13 deals or more a match) and to the Ed25519
-signatures (one per entry), so the figures follow the machine's speed, which drifts; the CPU time of
+Nearly all the time goes to the group arithmetic of the deals (checking the four proofs of every deck
+pass, about 900 scalar multiplications per deal, and the audits re-deriving both players' passes, about
+200 more; 13 deals or more a match) and to the Ed25519 signatures (one per entry),
+so the figures follow the machine's speed, which drifts; the CPU time of
 the group work alone is printed next to them for comparison.
 """
 
@@ -159,7 +161,7 @@ def main() -> None:
             f"one {preset(args.rules).rounds}-round match ({made[0][1]} entries, {first.stat().st_size // 1024} KB, "
             f"{len(report.rounds)} deals counted): best {min(walls) * 1000:.0f} ms, "
             f"median {statistics.median(walls) * 1000:.0f} ms wall; best {min(cpus) * 1000:.0f} ms CPU "
-            f"(target: under 300 ms)"
+            f"(target: at most 1500 ms)"
         )
 
         wall = time.perf_counter()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from p2p_koikoi.fairness import spread
 from p2p_koikoi.record.export import TranscriptBuilder, render_transcript
 from p2p_koikoi.record.format import SUFFIX
 from p2p_koikoi.record.reader import MAX_RECORD, RecordError, read_record_bytes
@@ -100,6 +101,11 @@ def expand_paths(paths: Sequence[Path]) -> list[Path]:
     return out
 
 
+def _one_core_each() -> None:
+    """A pool's process keeps its group work on its own core: the others are the pool's too."""
+    spread.set_enabled(False)
+
+
 def verify_paths(
     paths: Sequence[Path], jobs: int | None = None, on_done: Callable[[VerifyReport], None] | None = None
 ) -> list[VerifyReport]:
@@ -115,7 +121,7 @@ def verify_paths(
             if on_done is not None:
                 on_done(reports[index])
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_one_core_each) as pool:
             futures = {pool.submit(verify_file, path): index for index, path in enumerate(files)}
             for future in as_completed(futures):
                 reports[futures[future]] = report = future.result()

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from p2p_koikoi.fairness import group
 from p2p_koikoi.fairness.shuffle_proof import ProofFormatError
+from p2p_koikoi.fairness.spread import each
 from p2p_koikoi.fairness.transcript import Transcript, proof_nonces
 
 __all__ = ["LOCK_PROOF_BYTES", "LockProof", "LockStatement", "prove_lock", "verify_lock"]
@@ -89,14 +90,25 @@ def _challenge(transcript: Transcript, commitments: Sequence[bytes]) -> bytes:
     return transcript.challenge(b"challenge-c")
 
 
+def _nonce_commitments(r: bytes, y: bytes) -> tuple[bytes, bytes]:
+    """The prover's ``(r*B, r*Y)`` for one position."""
+    return group.mul_base(r), group.mul(r, y)
+
+
+def _recomputed_commitments(s: bytes, minus_c: bytes, x: bytes, y: bytes, z: bytes) -> tuple[bytes, bytes]:
+    """The verifier's ``(s*B - c*X, s*Y - c*Z)`` for one position."""
+    return (
+        group.add(group.mul_base_any(s), group.mul_any(minus_c, x)),
+        group.add(group.mul_any(s, y), group.mul_any(minus_c, z)),
+    )
+
+
 def prove_lock(statement: LockStatement, scalars: Sequence[bytes], secret: bytes) -> LockProof:
     """Prove ``inputs[k] = scalars[k] * outputs[k]``; nonces derived from ``secret``."""
-    locks = [group.mul_base(x) for x in scalars]
+    locks = each(group.mul_base, scalars)
     transcript = statement.transcript(locks)
     nonces = proof_nonces(secret, transcript.digest(), N)
-    commitments: list[bytes] = []
-    for r, y in zip(nonces, statement.outputs, strict=True):
-        commitments += [group.mul_base(r), group.mul(r, y)]
+    commitments = [point for pair in each(_nonce_commitments, nonces, statement.outputs) for point in pair]
     c = _challenge(transcript, commitments)
     s = tuple(group.scalar_add(r, group.scalar_mul(c, x)) for r, x in zip(nonces, scalars, strict=True))
     return LockProof(tuple(locks), c, s)
@@ -107,10 +119,8 @@ def verify_lock(statement: LockStatement, proof: LockProof) -> str | None:
     if len(statement.inputs) != N or len(statement.outputs) != N:
         return "a lock proof is for 48 points"
     minus_c = group.scalar_negate(proof.c)
-    commitments: list[bytes] = []
-    for s, x, y, z in zip(proof.s, proof.locks, statement.outputs, statement.inputs, strict=True):
-        commitments.append(group.add(group.mul_base_any(s), group.mul_any(minus_c, x)))
-        commitments.append(group.add(group.mul_any(s, y), group.mul_any(minus_c, z)))
+    pairs = each(_recomputed_commitments, proof.s, [minus_c] * N, proof.locks, statement.outputs, statement.inputs)
+    commitments = [point for pair in pairs for point in pair]
     if _challenge(statement.transcript(proof.locks), commitments) != proof.c:
         return "the challenge does not match: some position is not locked by its committed scalar"
     return None

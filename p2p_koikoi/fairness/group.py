@@ -29,6 +29,8 @@ from collections.abc import Sequence
 
 import rbcl  # type: ignore[import-untyped, unused-ignore]
 
+from p2p_koikoi.fairness.spread import each, halves
+
 __all__ = [
     "HASH_BYTES",
     "IDENTITY",
@@ -45,6 +47,9 @@ __all__ = [
     "mul_any",
     "mul_base",
     "mul_base_any",
+    "mul_base_each",
+    "mul_each",
+    "mul_sum",
     "scalar_add",
     "scalar_from_wide",
     "scalar_invert",
@@ -234,3 +239,27 @@ def mul_base_any(scalar: bytes) -> bytes:
     """``scalar * B`` where the scalar may be zero (a proof response)."""
     product: bytes = rbcl.crypto_scalarmult_ristretto255_base_allow_scalar_zero(scalar)
     return product
+
+
+def mul_each(scalars: Sequence[bytes], points: Sequence[bytes]) -> list[bytes]:
+    """``[s * p for s, p in zip(scalars, points)]`` (as :func:`mul`), on two cores where there are two."""
+    return each(mul, scalars, points)
+
+
+def mul_base_each(scalars: Sequence[bytes]) -> list[bytes]:
+    """``[s * B for s in scalars]``, zero scalars allowed (as :func:`mul_base_any`), on two cores."""
+    return each(mul_base_any, scalars)
+
+
+def mul_sum(scalars: Sequence[bytes], points: Sequence[bytes]) -> bytes:
+    """``sum_i scalars[i] * points[i]`` (as :func:`mul_any`: zero and the identity allowed), on two cores.
+
+    libsodium has no multi-scalar multiplication, so this is one
+    multiplication per term; only the two halves run at once.
+    """
+    rows = list(zip(scalars, points, strict=True))
+    return sum_points(halves(_sum_of_products, rows))
+
+
+def _sum_of_products(rows: Sequence[tuple[bytes, bytes]]) -> bytes:
+    return sum_points([mul_any(scalar, point) for scalar, point in rows])

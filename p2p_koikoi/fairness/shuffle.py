@@ -40,13 +40,13 @@ def pass_owner(number: int) -> int:
 
 def shuffle(deck: Sequence[bytes], contribution: Contribution) -> tuple[bytes, ...]:
     """A shuffle pass: permute, then mask every point."""
-    mask = contribution.mask
-    return tuple(group.mul(mask, deck[i]) for i in contribution.permutation)
+    masks = [contribution.mask] * len(contribution.permutation)
+    return tuple(group.mul_each(masks, [deck[i] for i in contribution.permutation]))
 
 
 def lock(deck: Sequence[bytes], contribution: Contribution) -> tuple[bytes, ...]:
     """A lock pass: swap the mask for one lock per position."""
-    return tuple(group.mul(f, p) for f, p in zip(contribution.lock_factors, deck, strict=True))
+    return tuple(group.mul_each(contribution.lock_factors, deck))
 
 
 def unlock(point: bytes, key_a: bytes, key_b: bytes) -> Card | None:

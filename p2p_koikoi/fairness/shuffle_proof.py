@@ -8,9 +8,10 @@ The construction is the proof of a shuffle of Wikstrom (ACISP 2009,
 "A commitment-consistent proof of a shuffle") and Terelius and Wikstrom
 (AFRICACRYPT 2010, "Proofs of restricted shuffles"), step for step
 as Haenni, Locher, Koenig and Dubuis write it in "Pseudo-Code Algorithms for
-Verifiable Re-Encryption Mix-Nets" (FC 2017 Workshops, LNCS 10323), algorithms
-GenPermutationCommitment, GenCommitmentChain, GenShuffleProof and
-CheckShuffleProof. Names follow that paper: ``c`` the permutation commitment,
+Verifiable Re-Encryption Mix-Nets" (FC 2017 Workshops, LNCS 10323, pp.
+370-384), section 4: Algorithm 4.3 GenShuffleProof, 4.4
+GenPermutationCommitment, 4.5 GenCommitmentChain and 4.6 CheckShuffleProof.
+Names follow that paper: ``c`` the permutation commitment,
 ``u`` the challenges, ``u'`` their permutation, ``c_hat`` the commitment chain,
 ``t1, t2, t3, t4_1, t4_2, t_hat`` the commitments, ``s1..s4, s_hat, s'`` the
 responses, ``c`` the challenge. The group is ristretto255, written additively:
@@ -48,6 +49,7 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives import hashes
 
 from p2p_koikoi.fairness import group
+from p2p_koikoi.fairness.spread import each
 from p2p_koikoi.fairness.transcript import Transcript, proof_nonces
 
 __all__ = [
@@ -89,7 +91,17 @@ def _base(scalar: bytes) -> bytes:
 
 def _combine(scalars: Sequence[bytes], points: Sequence[bytes]) -> bytes:
     """``sum_i scalars[i] * points[i]``."""
-    return group.sum_points([group.mul_any(s, p) for s, p in zip(scalars, points, strict=True)])
+    return group.mul_sum(scalars, points)
+
+
+def _base_plus(scalar: bytes, factor: bytes, point: bytes) -> bytes:
+    """``scalar*B + factor*point``: one ``t_hat`` (prover) or one side of its check (verifier)."""
+    return group.add(_base(scalar), group.mul_any(factor, point))
+
+
+def _chain_check(s_hat: bytes, s_prime: bytes, previous: bytes, minus_e: bytes, c_hat: bytes) -> bytes:
+    """``s_hat*B + s'*c_hat[i-1] - e*c_hat[i]``, which must equal ``t_hat[i]``."""
+    return group.add(_base_plus(s_hat, s_prime, previous), group.mul_any(minus_e, c_hat))
 
 
 def _split(data: bytes, count: int) -> list[bytes]:
@@ -159,19 +171,20 @@ class ShuffleProof:
 
 
 def _permutation_commitment(permutation: Sequence[int], r: Sequence[bytes]) -> list[bytes]:
-    """GenPermutationCommitment: ``c[pi[i]] = r[pi[i]]*B + h_i``."""
+    """GenPermutationCommitment (Algorithm 4.4): ``c[pi[i]] = r[pi[i]]*B + h_i``."""
+    blinds = group.mul_base_each(r)
     c = [b""] * N
     for i, j in enumerate(permutation):
-        c[j] = group.add(_base(r[j]), GENERATORS[i])
+        c[j] = group.add(blinds[j], GENERATORS[i])
     return c
 
 
 def _commitment_chain(u_prime: Sequence[bytes], r_hat: Sequence[bytes]) -> list[bytes]:
-    """GenCommitmentChain: ``c_hat[i] = r_hat[i]*B + u'[i]*c_hat[i-1]``, ``c_hat[-1] = h``."""
+    """GenCommitmentChain (Algorithm 4.5): ``c_hat[i] = r_hat[i]*B + u'[i]*c_hat[i-1]``, ``c_hat[-1] = h``."""
     chain: list[bytes] = []
     previous = CHAIN_START
-    for ui, ri in zip(u_prime, r_hat, strict=True):
-        previous = group.add(_base(ri), group.mul_any(ui, previous))
+    for ui, blind in zip(u_prime, group.mul_base_each(r_hat), strict=True):
+        previous = group.add(blind, group.mul_any(ui, previous))
         chain.append(previous)
     return chain
 
@@ -193,7 +206,7 @@ def _aggregates(
 
 
 def prove_shuffle(statement: ShuffleStatement, permutation: Sequence[int], mask: bytes, secret: bytes) -> ShuffleProof:
-    """GenShuffleProof for ``outputs[k] = mask * inputs[permutation[k]]``; nonces derived from ``secret``."""
+    """GenShuffleProof (Algorithm 4.3) for ``outputs[k] = mask * inputs[permutation[k]]``; nonces from ``secret``."""
     gamma = group.mul_base(mask)
     transcript = statement.transcript(gamma)
     nonces = proof_nonces(secret, transcript.digest(), 4 * N + 4)
@@ -214,7 +227,7 @@ def prove_shuffle(statement: ShuffleStatement, permutation: Sequence[int], mask:
         _base(w[3]),
     )
     previous = [CHAIN_START, *c_hat[:-1]]
-    t_hat = [group.add(_base(w_hat[i]), group.mul_any(w_prime[i], previous[i])) for i in range(N)]
+    t_hat = each(_base_plus, w_hat, w_prime, previous)
     transcript.append(b"chain", b"".join(c_hat))
     transcript.append(b"commitments", b"".join((*t, *t_hat)))
     e = transcript.challenge(b"challenge-c")
@@ -246,7 +259,7 @@ def shuffle_challenges(statement: ShuffleStatement, proof: ShuffleProof) -> tupl
 
 
 def verify_shuffle(statement: ShuffleStatement, proof: ShuffleProof) -> str | None:
-    """CheckShuffleProof; ``None`` if the proof holds, else which equation fails."""
+    """CheckShuffleProof (Algorithm 4.6); ``None`` if the proof holds, else which equation fails."""
     if len(statement.inputs) != N or len(statement.outputs) != N:
         return "a shuffle proof is for 48 points"
     u, e = shuffle_challenges(statement, proof)
@@ -270,11 +283,8 @@ def verify_shuffle(statement: ShuffleStatement, proof: ShuffleProof) -> str | No
         if sent != computed:
             return f"the equation for {name} fails"
     previous = [CHAIN_START, *proof.c_hat[:-1]]
-    for i in range(N):
-        computed = group.add(
-            group.add(_base(proof.s_hat[i]), group.mul_any(proof.s_prime[i], previous[i])),
-            group.mul_any(minus_e, proof.c_hat[i]),
-        )
-        if computed != proof.t_hat[i]:
+    computed_t_hat = each(_chain_check, proof.s_hat, proof.s_prime, previous, [minus_e] * N, proof.c_hat)
+    for i, (sent, computed) in enumerate(zip(proof.t_hat, computed_t_hat, strict=True)):
+        if computed != sent:
             return f"the equation for t_hat[{i}] fails"
     return None

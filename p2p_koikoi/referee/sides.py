@@ -39,6 +39,7 @@ from p2p_koikoi.fairness import (
     parse_message,
     reveal_plan,
 )
+from p2p_koikoi.fairness.ahead import PassAhead
 from p2p_koikoi.fairness.coin import coin_context
 from p2p_koikoi.fairness.watch import AuditedDeal, CoinWatch, DealWatch
 
@@ -268,6 +269,7 @@ class SeatKnowledge:
         self.master_secret = master_secret
         self.secret_for: Callable[[DealContext], bytes] = lambda context: deal_secret(master_secret, context)
         self.make_deal: Callable[..., FairDeal] = FairDeal  # a seam: a test's cheating seat deals otherwise
+        self._ahead: PassAhead | None = None
 
     def coin(self, match_id: bytes, keys: tuple[bytes, bytes]) -> CoinSide:
         assert self.seat is not None
@@ -278,6 +280,19 @@ class SeatKnowledge:
     ) -> DealSide:
         assert self.seat is not None
         secret = self.secret_for(context)
+        ahead = self._pass_ahead(keys[self.seat])
         if pattern is None:
-            return SeatDeal(self.make_deal(context, self.seat, keys, secret))
-        return SeatDeal(self.make_deal(context, self.seat, keys, secret, pattern=pattern, dealer_seat=dealer))
+            return SeatDeal(self.make_deal(context, self.seat, keys, secret, ahead=ahead))
+        layout = {"pattern": pattern, "dealer_seat": dealer}
+        return SeatDeal(self.make_deal(context, self.seat, keys, secret, ahead=ahead, **layout))
+
+    def _pass_ahead(self, identity: bytes) -> PassAhead | None:
+        """Seat 0 makes each next round's first pass while the round is played (``fairness/ahead.py``)."""
+        if self.seat != 0:
+            return None
+        if self._ahead is None:
+            self._ahead = PassAhead(identity, self._secret_of)
+        return self._ahead
+
+    def _secret_of(self, context: DealContext) -> bytes:
+        return self.secret_for(context)  # a method, so that a copied seat's pass ahead asks the copy
