@@ -64,8 +64,8 @@ class Level:
 # Budgets measured with bench/bots.py on the 2-core development machine: normal's slowest decision takes
 # about 0.1 s of one quiet core and expert's about 0.6 s, so their 0.5 s and 1 s caps (the promises the issue
 # makes) only bite under heavy load. More playouts are worth having: against a search of 1,500 playouts a
-# move, normal's choice gives up 0.0027 of match chance a decision on average and expert's 0.0002
-# (``python bench/bots.py --positions 0 --regret 60``).
+# move, normal's choice gives up 0.0014 of match chance a decision on average and expert's 0.0004, over 40
+# positions (``python bench/bots.py --positions 0 --regret 40``), and a match has some 80 decisions.
 LEVELS: dict[str, Level] = {
     "easy": Level("easy", 200, 0.5),
     "normal": Level("normal", 800, 0.5),
