@@ -65,7 +65,7 @@ class Level:
 # about 0.1 s of one quiet core and expert's about 0.6 s, so their 0.5 s and 1 s caps (the promises the issue
 # makes) only bite under heavy load. More playouts are worth having: against a search of 1,500 playouts a
 # move, normal's choice gives up 0.0014 of match chance a decision on average and expert's 0.0004, over 40
-# positions (``python bench/bots.py --positions 0 --regret 40``), and a match has some 80 decisions.
+# positions (``python bench/bots.py --positions 0 --regret 40``); a player meets some 70 real choices a match.
 LEVELS: dict[str, Level] = {
     "easy": Level("easy", 200, 0.5),
     "normal": Level("normal", 800, 0.5),
