@@ -164,7 +164,8 @@ def _summary(data: dict[str, Any], target: float, label: str) -> str:
         for kind in ("bright", "animal", "ribbon"):
             d = side.get("discards", {}).get(kind)
             if d is not None:
-                fed = f"{d['taken_next_turn'] / d['discarded']:.0%}" if d["discarded"] else "-"
+                taken = d["taken_next_turn"]
+                fed = f"{taken} = {taken / d['discarded']:.0%}" if d["discarded"] else "-"
                 kinds.append(f"{kind} {d['discarded'] / rounds:.3f}/round ({d['discarded']}, {fed} taken next turn)")
         timing = side["decision_time"]
         lines.append(
