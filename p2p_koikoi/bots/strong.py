@@ -21,7 +21,10 @@ How the playouts are spent:
   (common random numbers), so two moves are compared on the same luck;
 * successive halving: the budget is split over ``ceil(log2(moves))`` stages,
   and each stage drops the worse half of the moves, so the playouts go to the
-  moves that are close.
+  moves that are close;
+* the rank of a move is its mean match chance with a little weight on the
+  round's points, and exact ties keep the card worth more to the other seat in
+  the hand (:meth:`_Search._rank`).
 
 A level is a playout budget, so a bot is deterministic for a given seed. The
 time cap is only a safety net for an overloaded machine (the budgets take about
