@@ -6,6 +6,8 @@
                                                           # same run of the bots of commit b3b4ec5
     python bench/bots.py --positions 0 --arena --full --jobs 2   # the targets at full size (1,000 matches: hours)
     python bench/bots.py --spread 150                     # + the per-round spread of greedy self-play, per preset
+    python bench/bots.py --positions 0 --regret 60        # + what each search level's choice gives up against
+                                                          # a search of 1,500 playouts a move (its noise)
 
 Decision time: the bots answer the same positions, taken from greedy self-play
 matches under Nintendo rules (every move with more than one legal choice, from
@@ -49,7 +51,7 @@ from p2p_koikoi.app.local_match import play_local_match
 from p2p_koikoi.bots import MatchContext
 from p2p_koikoi.bots.greedy import GreedyAgent
 from p2p_koikoi.bots.registry import make_agent
-from p2p_koikoi.bots.strong import StrongAgent
+from p2p_koikoi.bots.strong import POINT_WEIGHT, Level, StrongAgent, evaluate
 from p2p_koikoi.engine import PRESETS, AnyAction, Match, Round, RoundResult, preset
 
 Position = tuple[Round, list[AnyAction], MatchContext]
@@ -100,6 +102,35 @@ def decision_times(specs: list[str], count: int, seed: int) -> None:
         )
 
 
+def regrets(specs: list[str], count: int, seed: int) -> None:
+    """What each level's choice gives up against a much larger search of the same model (the noise it leaves).
+
+    The reference tries every move with the same 1,500 playouts (no halving);
+    a level's regret is the reference's best move's value minus that of the move
+    the level chose (match chance plus :data:`POINT_WEIGHT` a point, as the
+    search ranks them). It measures only the search's noise, not how good the
+    model is: that is what the arena is for.
+    """
+    work = positions(count, seed)
+    print(f"regret per decision against 1,500 playouts a move, {count} positions from greedy self-play (nintendo)")
+    agents = {spec: make_agent(spec, seed) for spec in specs}
+    found: dict[str, list[float]] = {spec: [] for spec in specs}
+    for view, legal, context in work:
+        level = Level("reference", 1500 * len(legal), 600.0)
+        value = {
+            str(v.action): v.chance + POINT_WEIGHT * v.points
+            for v in evaluate(view, legal, context, level, seed, prune=False)
+        }
+        best = max(value.values())
+        for spec, agent in agents.items():
+            found[spec].append(best - value[str(agent.choose(view, legal, context))])
+    print(f"{'bot':<15} {'mean regret':>12} {'chance lost >0.005':>19}")
+    for spec, lost in found.items():
+        print(
+            f"{spec:<15} {statistics.fmean(lost):>12.5f} {sum(x > 0.005 for x in lost):>12} of {len(lost)}", flush=True
+        )
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
@@ -133,7 +164,8 @@ def _summary(data: dict[str, Any], target: float, label: str) -> str:
         for kind in ("bright", "animal", "ribbon"):
             d = side.get("discards", {}).get(kind)
             if d is not None:
-                fed = f"{d['taken_next_turn'] / d['discarded']:.0%}" if d["discarded"] else "-"
+                taken = d["taken_next_turn"]
+                fed = f"{taken} = {taken / d['discarded']:.0%}" if d["discarded"] else "-"
                 kinds.append(f"{kind} {d['discarded'] / rounds:.3f}/round ({d['discarded']}, {fed} taken next turn)")
         timing = side["decision_time"]
         lines.append(
@@ -206,11 +238,14 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes for the arena")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--spread", type=int, default=0, metavar="MATCHES", help="measure the round spreads")
+    parser.add_argument("--regret", type=int, default=0, metavar="POSITIONS", help="each search level's regret")
     args = parser.parse_args()
     if args.positions:
         decision_times(args.bots.split(","), args.positions, args.seed)
     if args.spread:
         spreads(args.spread)
+    if args.regret:
+        regrets([b for b in args.bots.split(",") if b.startswith("strong")], args.regret, args.seed)
     if args.arena:
         matches = 1000 if args.full else args.matches
         arena_targets(matches, args.jobs, args.seed, args.baseline, [p for p in args.only.split(",") if p])

@@ -12,7 +12,7 @@ from p2p_koikoi.bots.determinize import Determinizer
 from p2p_koikoi.bots.inference import lacking_weights
 from p2p_koikoi.bots.match_value import MatchValue
 from p2p_koikoi.bots.rollout import MatchDecider, Rollout
-from p2p_koikoi.bots.strong import Level, StrongAgent
+from p2p_koikoi.bots.strong import Level, StrongAgent, _Search
 from p2p_koikoi.engine import CHANCE, Card, Play, Round, cards_of, preset
 
 PLAIN = preset("nintendo").with_overrides(["hand-yaku=off"])
@@ -118,3 +118,28 @@ def test_in_the_last_round_a_seat_behind_plays_on_and_a_seat_ahead_stops() -> No
     # The other seat's rise seen from seat 0's search: its chance is the complement.
     them = MatchDecider(MatchValue(MatchContext(PLAIN, 1, (0, 5), 12)), 1)
     assert them.koikoi(rnd, 0) is True
+
+
+def test_when_every_move_wins_the_match_the_search_still_takes_the_points() -> None:
+    """Far ahead in the last round, every move wins: the match chance ties, and the round's points decide."""
+    table = "cherry-curtain pampas-plain-1 pampas-plain-2 maple-plain-1 maple-plain-2 chrysanthemum-plain-1"
+    view = shown_view(f"pine-plain-1 cherry-plain-1 {PLAINS}", "", f"{table} chrysanthemum-plain-2 paulownia-plain-1")
+    context = MatchContext(PLAIN, 0, (500, 0), 12)  # last round of 12, 500 points ahead
+    legal = view.legal_actions()
+    assert legal[0] == Play(Card.PINE_PLAIN_1)  # a discard, first in the list
+    for seed in range(2):
+        choice = StrongAgent(seed, Level("test", 200, 30.0)).choose(view, legal, context)
+        assert choice == Play(Card.CHERRY_PLAIN_1)  # takes the curtain
+
+
+def test_of_two_discards_that_score_the_same_the_bright_stays_in_the_hand() -> None:
+    """Moves that tie (as two cards of one month held together do in every world) keep the bright back."""
+    view = shown_view(HAND, "", TABLE)
+    legal = view.legal_actions()
+    assert legal[0] == Play(Card.CHERRY_CURTAIN)  # first in the list: the old tie-break threw it away
+    search = _Search(view, legal, MatchContext(PLAIN, 0, (0, 0), 1), Level("test", 8, 30.0), 0.1, 1)
+    for i in range(len(legal)):
+        search.totals[i], search.points[i], search.counts[i] = 5.0, 10, 10
+    ranked = [v.action for v in search.values()]
+    assert ranked[-1] == Play(Card.CHERRY_CURTAIN)
+    assert ranked[0] != Play(Card.CHERRY_CURTAIN)

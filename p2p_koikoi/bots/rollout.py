@@ -187,7 +187,7 @@ class Rollout:
         # What this seat cannot see: the other hand and the stock (the world knows them; the seat does not).
         other = 1 - seat
         unseen = ALL_CARDS & ~(table | world.captures[0] | world.captures[1] | hand)
-        takers = world.hands[other].bit_count() + 1  # the other seat's hand, and the draw after its play
+        takers = world.hand_size(other) + 1  # the other seat's hand, and the draw after its play
         feed = FEED * min(1.0, takers / unseen.bit_count()) if unseen else 0.0
         their = self._worths[other]
         best_card, best_taken, best_value = -1, 0, -1e9

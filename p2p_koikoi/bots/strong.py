@@ -21,7 +21,10 @@ How the playouts are spent:
   (common random numbers), so two moves are compared on the same luck;
 * successive halving: the budget is split over ``ceil(log2(moves))`` stages,
   and each stage drops the worse half of the moves, so the playouts go to the
-  moves that are close.
+  moves that are close;
+* the rank of a move is its mean match chance with a little weight on the
+  round's points, and exact ties keep the card worth more to the other seat in
+  the hand (:meth:`_Search._rank`).
 
 A level is a playout budget, so a bot is deterministic for a given seed. The
 time cap is only a safety net for an overloaded machine (the budgets take about
@@ -46,7 +49,8 @@ from p2p_koikoi.bots.heuristics import card_worths
 from p2p_koikoi.bots.inference import lacking_weights
 from p2p_koikoi.bots.match_value import MatchValue
 from p2p_koikoi.bots.rollout import MatchDecider, Rollout
-from p2p_koikoi.engine import AnyAction, CallStop, Exchange, IllegalActionError, Phase, Round
+from p2p_koikoi.engine import AnyAction, CallStop, Exchange, IllegalActionError, Phase, Play, Round
+from p2p_koikoi.engine.cards import month_mask
 
 __all__ = ["LEVELS", "Level", "MoveValue", "StrongAgent", "evaluate"]
 
@@ -61,13 +65,21 @@ class Level:
 
 
 # Budgets measured with bench/bots.py on the 2-core development machine: normal's slowest decision takes
-# about 0.2 s of one quiet core, so its 0.5 s cap (the promise the issue makes) only bites under heavy load.
+# about 0.1 s of one quiet core and expert's about 0.6 s, so their 0.5 s and 1 s caps (the promises the issue
+# makes) only bite under heavy load. More playouts are worth having: against a search of 1,500 playouts a
+# move, normal's choice gives up 0.0014 of match chance a decision on average and expert's 0.0004, over 40
+# positions (``python bench/bots.py --positions 0 --regret 40``); a player meets some 70 real choices a match.
 LEVELS: dict[str, Level] = {
     "easy": Level("easy", 200, 0.5),
     "normal": Level("normal", 800, 0.5),
-    "expert": Level("expert", 2000, 1.0),
-    "hard": Level("hard", 4000, 3.0),
+    "expert": Level("expert", 6000, 1.0),
+    "hard": Level("hard", 16000, 3.0),
 }
+
+
+# What one point of the round's result adds to a move's rank beside its match chance. Mid-match a point moves
+# the chance by about 0.013 (nintendo, 11 rounds to go), so this weighs little until the chance stops moving.
+POINT_WEIGHT = 0.001
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +156,11 @@ class _Search:
             worths.reverse()
         decider = MatchDecider(self.value, seat)
         self.rollout = Rollout((worths[0], worths[1]), view.rules.gaji, epsilon, decider)
+        # What each move leaves on the table for the other seat: a discard's worth to it (0 for any other move).
+        their = worths[1 - seat]
+        self.exposed = [
+            their[a.card] if isinstance(a, Play) and not view.table & month_mask(a.card.month) else 0.0 for a in legal
+        ]
         self.totals = [0.0] * len(legal)
         self.points = [0] * len(legal)
         self.won = [0] * len(legal)
@@ -183,10 +200,20 @@ class _Search:
             for i in order
         ]
 
-    def _rank(self, i: int) -> tuple[float, bool]:
-        """A move's mean match chance; on a tie a Shobu wins, since a sure result beats an equal gamble."""
-        mean = self.totals[i] / self.counts[i] if self.counts[i] else -1.0
-        return mean, isinstance(self.legal[i], CallStop)
+    def _rank(self, i: int) -> tuple[float, bool, float]:
+        """A move's mean match chance, plus a thousandth for each point it wins on average (:data:`POINT_WEIGHT`).
+
+        The points only break near-ties: when the match is all but decided
+        (ahead by a lot in the last round, say) every move has the same chance,
+        and without them the search would play the first move in the list. On an
+        exact tie a Shobu wins, since a sure result beats an equal gamble, and of
+        two discards the one worth less to the other seat goes: holding both cards
+        of a month, throwing either away plays out the same in every world, and
+        the bright then stays in the hand instead of on the table.
+        """
+        n = self.counts[i]
+        mean = (self.totals[i] + POINT_WEIGHT * self.points[i]) / n if n else -1.0
+        return mean, isinstance(self.legal[i], CallStop), -self.exposed[i]
 
     def _try(self, i: int, hand: int, stock: list[int], rollout_seed: int) -> None:
         """Play move ``i`` in the world where the other seat holds ``hand``, roll the round out, add the chance."""
