@@ -332,6 +332,35 @@ async def _host_plays(
     result.report, result.record = await _play(channel, session, identity, player, directory, plan, say)
 
 
+Admit = Callable[[FramedChannel, Greeting, str], Awaitable[tuple[MatchSession, str, Unfinished | None]]]
+
+
+def _admitter(options: HostOptions, directory: Path, identity: Ed25519PrivateKey, say: Say) -> Admit:
+    """How the host takes in a guest that greeted: back into the match they left unfinished, if any,
+    else into a new match offered with the host's rules."""
+    restored: Restored = {}
+
+    async def admit(
+        channel: FramedChannel, greeting: Greeting, peer: str
+    ) -> tuple[MatchSession, str, Unfinished | None]:
+        unfinished = _unfinished(directory, identity, greeting.peer_key, say, restored)
+        if unfinished is not None:
+            try:
+                await rejoin_guest(channel, unfinished, identity, peer, say)
+            except BaseException:
+                _put_back(restored, unfinished)
+                raise
+            return unfinished.session, peer, unfinished
+        try:
+            session = await admit_guest(channel, greeting, identity, options.rules, options.turn_limit)
+        except StrayResume as exc:  # rare and worth knowing: said in full, not just counted
+            say(f"Dropped {peer}: {exc}.")
+            raise
+        return session, peer, None
+
+    return admit
+
+
 async def host_match(
     options: HostOptions,
     player_for: Callable[[int], Player],
@@ -360,25 +389,7 @@ async def host_match(
             say(line)
 
     directory = replay_dir(options.replay_dir)
-    restored: Restored = {}
-
-    async def admit(
-        channel: FramedChannel, greeting: Greeting, peer: str
-    ) -> tuple[MatchSession, str, Unfinished | None]:
-        unfinished = _unfinished(directory, identity, greeting.peer_key, say, restored)
-        if unfinished is not None:
-            try:
-                await rejoin_guest(channel, unfinished, identity, peer, say)
-            except BaseException:
-                _put_back(restored, unfinished)
-                raise
-            return unfinished.session, peer, unfinished
-        try:
-            session = await admit_guest(channel, greeting, identity, options.rules, options.turn_limit)
-        except StrayResume as exc:  # rare and worth knowing: said in full, not just counted
-            say(f"Dropped {peer}: {exc}.")
-            raise
-        return session, peer, None
+    admit = _admitter(options, directory, identity, say)
 
     async def summarise(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         task_status.started()
