@@ -89,7 +89,9 @@ def test_a_forked_child_makes_its_own_worker() -> None:
 
 def test_pass_ahead_hands_back_the_very_pass_make_pass_makes() -> None:
     made = PassAhead(IDENTITY, lambda context: SECRET)
+    made.finish()  # nothing in the making: returns at once
     made.prepare(CONTEXT)
+    made.finish()
     deck = made.take(CONTEXT, IDENTITY, SECRET)
     assert deck is not None and deck.to_bytes() == _first_pass()
     check_pass(CONTEXT, IDENTITY, deck, CARD_POINTS)
