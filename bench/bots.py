@@ -8,6 +8,8 @@
     python bench/bots.py --spread 150                     # + the per-round spread of greedy self-play, per preset
     python bench/bots.py --positions 0 --regret 60        # + what each search level's choice gives up against
                                                           # a search of 1,500 playouts a move (its noise)
+    python bench/bots.py --positions 0 --calibration 40   # + how well the guessed other hand foresees whether
+                                                          # a thrown-away bright or animal can be taken
 
 Decision time: the bots answer the same positions, taken from greedy self-play
 matches under Nintendo rules (every move with more than one legal choice, from
@@ -26,6 +28,13 @@ commit ``REV`` (its tree unpacked in a temporary directory, with today's arena
 counting), so the figures of today and of then sit side by side. The full size
 is 1,000 matches (``--full``); on a shared 2-core machine that takes hours, so
 smaller runs print their sample size and 95% interval, which is what they are.
+
+Calibration: at every bright or animal that ``strong:normal`` throws away
+against ``greedy``, the guessed worlds of its search (with the months the other
+seat has shown it lacks, and uniform) give the chance that the other hand holds
+a card of that month; the bench prints that chance beside how often the real
+hand did, in bins. Close figures mean the search sees the risk of a discard
+as it is; the bench alone reads the real hand, the bot never does.
 
 The spread is the standard deviation of one round's point difference, which
 :data:`p2p_koikoi.bots.match_value.ROUND_SPREAD` holds per preset.
@@ -49,10 +58,13 @@ from typing import Any
 from p2p_koikoi.app.arena import run_arena
 from p2p_koikoi.app.local_match import play_local_match
 from p2p_koikoi.bots import MatchContext
+from p2p_koikoi.bots.determinize import Determinizer
 from p2p_koikoi.bots.greedy import GreedyAgent
+from p2p_koikoi.bots.inference import lacking_weights
 from p2p_koikoi.bots.registry import make_agent
 from p2p_koikoi.bots.strong import POINT_WEIGHT, Level, StrongAgent, evaluate
-from p2p_koikoi.engine import PRESETS, AnyAction, Match, Round, RoundResult, preset
+from p2p_koikoi.engine import PRESETS, AnyAction, Event, Kind, Match, Play, Round, RoundResult, preset
+from p2p_koikoi.engine.cards import month_mask
 
 Position = tuple[Round, list[AnyAction], MatchContext]
 
@@ -129,6 +141,61 @@ def regrets(specs: list[str], count: int, seed: int) -> None:
         print(
             f"{spec:<15} {statistics.fmean(lost):>12.5f} {sum(x > 0.005 for x in lost):>12} of {len(lost)}", flush=True
         )
+
+
+class _DiscardWatcher:
+    """Wraps the search bot; at each bright or animal it throws away, notes its guess and the real other hand."""
+
+    SAMPLES = 300
+
+    def __init__(self, inner: StrongAgent) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.real: Round | None = None  # the real round, kept up to date by :meth:`see` (the bench's eyes only)
+        self.found: list[tuple[float, float, bool]] = []  # (chance with inference, uniform chance, held)
+
+    def see(self, rnd: Round, _events: list[Event]) -> None:
+        self.real = rnd
+
+    def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+        action = self.inner.choose(view, legal, context)
+        if not isinstance(action, Play):
+            return action
+        month = month_mask(action.card.month)
+        if not view.table & month and action.card.kind in (Kind.BRIGHT, Kind.ANIMAL):
+            assert self.real is not None
+            seat = context.seat
+            held = bool(self.real.hands[1 - seat] & month)
+            chances = []
+            for weights in (lacking_weights(view, seat), None):
+                guess, rng = Determinizer(view, seat, weights), random.Random(len(self.found))
+                chances.append(sum(bool(guess.sample(rng)[0] & month) for _ in range(self.SAMPLES)) / self.SAMPLES)
+            self.found.append((chances[0], chances[1], held))
+        return action
+
+
+def calibration(matches: int, seed: int) -> None:
+    """The search's guessed chance that a thrown-away bright or animal meets a card of its month in the other hand."""
+    rules = preset("nintendo")
+    found: list[tuple[float, float, bool]] = []
+    for i in range(matches):
+        watcher = _DiscardWatcher(StrongAgent(seed + i))
+        seats = (watcher, GreedyAgent(seed + i)) if i % 2 == 0 else (GreedyAgent(seed + i), watcher)
+        play_local_match(rules, seats, random.Random(seed * 7919 + i), on_events=watcher.see)
+        found += watcher.found
+    print(f"strong:normal against greedy, {matches} matches: {len(found)} brights and animals thrown away")
+    print("does the other hand hold a card of the month? the search's guess, and how often it did")
+    for label, column in (("months it passed over weigh less", 0), ("uniform guess", 1)):
+        held = sum(row[2] for row in found) / max(len(found), 1)
+        mean = statistics.fmean(row[column] for row in found) if found else 0.0
+        print(f"  {label}: guessed {mean:.3f}, held {held:.3f}")
+        for lo, hi in ((0.0, 0.1), (0.1, 0.25), (0.25, 0.5), (0.5, 1.01)):
+            bin_ = [row for row in found if lo <= row[column] < hi]
+            if bin_:
+                guessed = statistics.fmean(row[column] for row in bin_)
+                real = sum(row[2] for row in bin_) / len(bin_)
+                span = f"{lo:.2f}-{min(hi, 1.0):.2f}"
+                print(f"    guessed {span}: {len(bin_):4} discards, guessed {guessed:.3f}, held {real:.3f}")
 
 
 def _ms(seconds: float) -> str:
@@ -239,6 +306,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--spread", type=int, default=0, metavar="MATCHES", help="measure the round spreads")
     parser.add_argument("--regret", type=int, default=0, metavar="POSITIONS", help="each search level's regret")
+    parser.add_argument(
+        "--calibration", type=int, default=0, metavar="MATCHES", help="how well the guessed other hand foresees a feed"
+    )
     args = parser.parse_args()
     if args.positions:
         decision_times(args.bots.split(","), args.positions, args.seed)
@@ -246,6 +316,8 @@ def main() -> None:
         spreads(args.spread)
     if args.regret:
         regrets([b for b in args.bots.split(",") if b.startswith("strong")], args.regret, args.seed)
+    if args.calibration:
+        calibration(args.calibration, args.seed)
     if args.arena:
         matches = 1000 if args.full else args.matches
         arena_targets(matches, args.jobs, args.seed, args.baseline, [p for p in args.only.split(",") if p])
