@@ -17,6 +17,8 @@ a rise by the match when the match decides it (:mod:`~p2p_koikoi.bots.rollout`).
 
 How the playouts are spent:
 
+* moves that play out the same (two plain cards of one month) are tried once
+  (:mod:`~p2p_koikoi.bots.twins`), so the playouts are not split between twins;
 * every candidate is tried in the same worlds with the same rollout seed
   (common random numbers), so two moves are compared on the same luck;
 * successive halving: the budget is split over ``ceil(log2(moves))`` stages,
@@ -49,6 +51,7 @@ from p2p_koikoi.bots.heuristics import card_worths
 from p2p_koikoi.bots.inference import lacking_weights
 from p2p_koikoi.bots.match_value import MatchValue
 from p2p_koikoi.bots.rollout import MatchDecider, Rollout
+from p2p_koikoi.bots.twins import twin_groups
 from p2p_koikoi.engine import AnyAction, CallStop, Exchange, IllegalActionError, Phase, Play, Round
 from p2p_koikoi.engine.cards import month_mask
 
@@ -104,8 +107,8 @@ class StrongAgent:
         self.capped = 0  # decisions the time cap cut short (for the bench and the arena)
 
     def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
-        if len(legal) == 1:
-            return legal[0]
+        if len(set(twin_groups(legal))) == 1:
+            return legal[0]  # one move, or twins that all play out the same
         if view.phase is Phase.EXCHANGE:
             # Nobody has seen either hand yet: swapping changes nothing a seat can know.
             return Exchange(False) if Exchange(False) in legal else legal[0]
@@ -165,7 +168,8 @@ class _Search:
         self.points = [0] * len(legal)
         self.won = [0] * len(legal)
         self.counts = [0] * len(legal)
-        self.alive = list(range(len(legal)))  # the moves still in the running (the halving drops the rest)
+        self.twin_of = twin_groups(legal)  # a move that plays out as an earlier one is not tried itself
+        self.alive = [i for i, first in enumerate(self.twin_of) if first == i]  # the moves still in the running
 
     def best(self, *, prune: bool = True) -> AnyAction:
         alive = self.alive
@@ -188,13 +192,14 @@ class _Search:
 
     def values(self) -> list[MoveValue]:
         """Each move's findings, best first: the moves that lasted the halving, then the others, each by rank."""
-        order = sorted(range(len(self.legal)), key=lambda i: (i in self.alive, self._rank(i)), reverse=True)
+        twin = self.twin_of
+        order = sorted(range(len(self.legal)), key=lambda i: (twin[i] in self.alive, self._rank(twin[i])), reverse=True)
         return [
             MoveValue(
                 self.legal[i],
-                self.totals[i] / n if (n := self.counts[i]) else 0.0,
-                self.points[i] / n if n else 0.0,
-                self.won[i] / n if n else 0.0,
+                self.totals[t] / n if (n := self.counts[t := twin[i]]) else 0.0,
+                self.points[t] / n if n else 0.0,
+                self.won[t] / n if n else 0.0,
                 n,
             )
             for i in order
