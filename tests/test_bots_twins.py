@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from test_bots_discards import PLAIN, shown_view
 
-from p2p_koikoi.bots import MatchContext
+from p2p_koikoi.bots import MatchContext, strong
 from p2p_koikoi.bots.strong import Level, StrongAgent, _Search, evaluate
 from p2p_koikoi.bots.twins import move_kind, twin_groups
 from p2p_koikoi.engine import PRESETS, Card, ChooseCapture, Kind, Play, Role, YakuTable
@@ -67,9 +68,15 @@ def test_the_search_tries_one_twin_and_gives_the_other_its_findings() -> None:
     assert len(evaluate(view, legal, CONTEXT, Level("test", 300, 30.0), 1)) == 8  # a review still sees every move
 
 
-def test_twins_alone_are_played_without_a_search() -> None:
+def test_twins_alone_are_played_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two plains of one month left in hand: either will do, and the bot does not search to find that out."""
+
+    def no_search(*_args: object) -> None:
+        raise AssertionError("a search was started for a choice between twins")
+
+    monkeypatch.setattr(strong, "_Search", no_search)
     view = shown_view(HAND, "", TABLE)
-    agent = StrongAgent(1, Level("test", 10**9, 30.0))  # a search would never end
     twins = [Play(Card.PINE_PLAIN_2), Play(Card.PINE_PLAIN_1)]
-    assert agent.choose(view, twins, CONTEXT) == Play(Card.PINE_PLAIN_2)
+    assert StrongAgent(1, Level("test", 800, 30.0)).choose(view, twins, CONTEXT) == Play(Card.PINE_PLAIN_2)
+    with pytest.raises(AssertionError, match="a search was started"):  # and a real choice does search
+        StrongAgent(1, Level("test", 800, 30.0)).choose(view, [*twins, Play(Card.CHERRY_CURTAIN)], CONTEXT)
