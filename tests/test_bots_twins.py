@@ -10,7 +10,7 @@ from test_bots_discards import PLAIN, shown_view
 from p2p_koikoi.bots import MatchContext, strong
 from p2p_koikoi.bots.strong import Level, StrongAgent, _Search, evaluate
 from p2p_koikoi.bots.twins import move_kind, twin_groups
-from p2p_koikoi.engine import PRESETS, Card, ChooseCapture, Kind, Play, Role, YakuTable
+from p2p_koikoi.engine import PRESETS, AnyAction, Card, ChooseCapture, Kind, Play, Role, YakuTable
 
 CONTEXT = MatchContext(PLAIN, 0, (0, 0), 1)
 # Nothing in this hand takes a table card; the two Pine plains are twins, every other card is of a kind of its own.
@@ -76,7 +76,7 @@ def test_twins_alone_are_played_without_a_search(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(strong, "_Search", no_search)
     view = shown_view(HAND, "", TABLE)
-    twins = [Play(Card.PINE_PLAIN_2), Play(Card.PINE_PLAIN_1)]
+    twins: list[AnyAction] = [Play(Card.PINE_PLAIN_2), Play(Card.PINE_PLAIN_1)]
     assert StrongAgent(1, Level("test", 800, 30.0)).choose(view, twins, CONTEXT) == Play(Card.PINE_PLAIN_2)
     with pytest.raises(AssertionError, match="a search was started"):  # and a real choice does search
         StrongAgent(1, Level("test", 800, 30.0)).choose(view, [*twins, Play(Card.CHERRY_CURTAIN)], CONTEXT)

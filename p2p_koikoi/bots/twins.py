@@ -15,6 +15,8 @@ still gets a value for every legal move.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from p2p_koikoi.engine import AnyAction, Card, ChooseCapture, Kind, Play, Role
 from p2p_koikoi.engine.cards import Month
 
@@ -38,7 +40,7 @@ def move_kind(action: AnyAction) -> object:
     return action
 
 
-def twin_groups(legal: list[AnyAction]) -> list[int]:
+def twin_groups(legal: Sequence[AnyAction]) -> list[int]:
     """For each move of ``legal``, the index of the first move of its kind (itself when it is the first)."""
     first: dict[object, int] = {}
     return [first.setdefault(move_kind(action), i) for i, action in enumerate(legal)]
