@@ -308,3 +308,18 @@ def test_a_view_rejects_a_card_already_seen() -> None:
     v = r.view(1)
     with pytest.raises(IllegalActionError):
         v.apply(Play(C("maple-deer")), 0)  # seat 1 holds it: seat 0 cannot play it
+
+
+def test_a_copy_holds_every_slot_and_shares_no_list() -> None:
+    r = to_play(build_round(LEMME, hand0="pine-crane", hand1="maple-deer", table=""))
+    r.apply(r.legal_actions()[0])
+    c = r.copy()
+    for name in Round.__slots__:
+        mine, theirs = getattr(r, name), getattr(c, name)
+        assert theirs == mine, name
+        if isinstance(mine, list):
+            assert theirs is not mine, name
+    # Playing on the copy leaves the original as it was.
+    before = snapshot(r)
+    c.apply(c.legal_actions()[0])
+    assert snapshot(r) == before and snapshot(c) != before
