@@ -61,6 +61,7 @@ from p2p_koikoi.bots import MatchContext
 from p2p_koikoi.bots.determinize import Determinizer
 from p2p_koikoi.bots.greedy import GreedyAgent
 from p2p_koikoi.bots.inference import lacking_weights
+from p2p_koikoi.bots.parallel import shared_pool
 from p2p_koikoi.bots.registry import make_agent
 from p2p_koikoi.bots.strong import POINT_WEIGHT, Level, StrongAgent, evaluate
 from p2p_koikoi.engine import PRESETS, AnyAction, Event, Kind, Match, Play, Round, RoundResult, preset
@@ -96,10 +97,12 @@ def positions(count: int, seed: int) -> list[Position]:
 
 def decision_times(specs: list[str], count: int, seed: int) -> None:
     work = positions(count, seed)
-    print(f"decision time per move over {count} positions from greedy self-play (nintendo), one process")
-    print(f"{'bot':<15} {'mean':>9} {'p95':>9} {'max':>9}  capped")
+    print(f"decision time per move over {count} positions from greedy self-play (nintendo)")
+    print(f"{'bot':<15} {'processes':>9} {'mean':>9} {'p95':>9} {'max':>9}  capped")
     for spec in specs:
         agent = make_agent(spec, seed)
+        processes = agent.processes if isinstance(agent, StrongAgent) else 1
+        shared_pool(processes)  # the workers start before the clock does, as they would at a table's first move
         times = []
         for view, legal, context in work:
             start = time.perf_counter()
@@ -109,7 +112,7 @@ def decision_times(specs: list[str], count: int, seed: int) -> None:
         capped = agent.capped if isinstance(agent, StrongAgent) else 0
         p95 = times[int(0.95 * (len(times) - 1))]
         print(
-            f"{spec:<15} {_ms(statistics.fmean(times)):>9} {_ms(p95):>9} {_ms(times[-1]):>9}  {capped}",
+            f"{spec:<15} {processes:>9} {_ms(statistics.fmean(times)):>9} {_ms(p95):>9} {_ms(times[-1]):>9}  {capped}",
             flush=True,
         )
 

@@ -38,7 +38,7 @@ def test_a_run_is_deterministic_for_its_seed_whatever_the_jobs() -> None:
 
 def test_a_pair_plays_the_same_deals_with_the_seats_swapped(monkeypatch: pytest.MonkeyPatch) -> None:
     """Both bots the very same deterministic player: the mirror match is the first one with the seats swapped."""
-    monkeypatch.setattr(arena, "make_agent", lambda spec, seed: GreedyAgent(0))
+    monkeypatch.setattr(arena, "make_agent", lambda spec, seed, processes=None: GreedyAgent(0))
     for pair in range(3):
         first = play_arena_match("greedy", "greedy", SHORT, 3, 2 * pair)
         mirror = play_arena_match("greedy", "greedy", SHORT, 3, 2 * pair + 1)

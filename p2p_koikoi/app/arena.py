@@ -33,6 +33,7 @@ from typing import Any
 
 from p2p_koikoi.app.local_match import play_round
 from p2p_koikoi.bots.base import Agent, MatchContext
+from p2p_koikoi.bots.parallel import cores
 from p2p_koikoi.bots.registry import make_agent
 from p2p_koikoi.engine import AnyAction, Deal, Event, Kind, Match, MatchPhase, OutcomeKind, Round, RuleSet, Yaku
 
@@ -136,12 +137,17 @@ def _deck(seed: int, pair: int, round_number: int, redeal: int) -> list[int]:
     return deck
 
 
-def play_arena_match(spec_a: str, spec_b: str, rules: RuleSet, seed: int, index: int) -> MatchStats:
-    """Match ``index`` of a run: pair ``index // 2``, with BOT_A in seat ``index % 2``."""
+def play_arena_match(
+    spec_a: str, spec_b: str, rules: RuleSet, seed: int, index: int, processes: int | None = None
+) -> MatchStats:
+    """Match ``index`` of a run: pair ``index // 2``, with BOT_A in seat ``index % 2``.
+
+    ``processes`` caps the processes a search bot plays on (a bot's moves do not depend on it).
+    """
     pair, a_seat = divmod(index, 2)
     bots = (
-        _Timed(make_agent(spec_a, _derived_seed("bot", seed, pair, "a"))),
-        _Timed(make_agent(spec_b, _derived_seed("bot", seed, pair, "b"))),
+        _Timed(make_agent(spec_a, _derived_seed("bot", seed, pair, "a"), processes)),
+        _Timed(make_agent(spec_b, _derived_seed("bot", seed, pair, "b"), processes)),
     )
     seats: tuple[Agent, Agent] = (bots[0], bots[1]) if a_seat == 0 else (bots[1], bots[0])
     match = Match(rules)
@@ -197,8 +203,11 @@ def _by_bot(per_seat: list[tuple[tuple[int, int], ...]], a_seat: int) -> tuple[t
     return (per_seat[0], per_seat[1]) if a_seat == 0 else (per_seat[1], per_seat[0])
 
 
-def _play_pair(spec_a: str, spec_b: str, rules: RuleSet, seed: int, pair: int, matches: int) -> list[MatchStats]:
-    return [play_arena_match(spec_a, spec_b, rules, seed, i) for i in (2 * pair, 2 * pair + 1) if i < matches]
+def _play_pair(
+    spec_a: str, spec_b: str, rules: RuleSet, seed: int, pair: int, matches: int, processes: int | None = None
+) -> list[MatchStats]:
+    indices = [i for i in (2 * pair, 2 * pair + 1) if i < matches]
+    return [play_arena_match(spec_a, spec_b, rules, seed, i, processes) for i in indices]
 
 
 # -- the run and its result ------------------------------------------------------------
@@ -396,8 +405,11 @@ def _pairs(spec_a: str, spec_b: str, rules: RuleSet, seed: int, matches: int, jo
         for pair in range(count):
             yield _play_pair(spec_a, spec_b, rules, seed, pair, matches)
         return
+    processes = max(1, cores() // jobs)  # the jobs share the cores: a search bot in each gets its share
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_play_pair, spec_a, spec_b, rules, seed, pair, matches) for pair in range(count)]
+        futures = [
+            pool.submit(_play_pair, spec_a, spec_b, rules, seed, pair, matches, processes) for pair in range(count)
+        ]
         for future in futures:
             yield future.result()
 

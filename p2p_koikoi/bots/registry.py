@@ -1,4 +1,4 @@
-"""Bots by name: ``random``, ``greedy``, ``strong`` and ``strong:easy|normal|hard``.
+"""Bots by name: ``random``, ``greedy``, ``strong`` and ``strong:easy|normal|expert|hard``.
 
 The command line, the arena and the network layer name a bot by a short spec
 string, which also crosses process boundaries (the arena's workers build their
@@ -24,13 +24,17 @@ class UnknownBotError(ValueError):
     """A bot spec that names no bot; the message lists the ones there are."""
 
 
-def make_agent(spec: str, seed: int) -> Agent:
-    """The bot ``spec`` names, seeded with ``seed`` (the same spec and seed always play the same way)."""
+def make_agent(spec: str, seed: int, processes: int | None = None) -> Agent:
+    """The bot ``spec`` names, seeded with ``seed`` (the same spec and seed always play the same way).
+
+    ``processes`` caps the processes a search bot may play on (its level's count
+    otherwise); it changes how long a move takes, never which move.
+    """
     name, colon, level = spec.strip().lower().partition(":")
     if name == "random" and not colon:
         return RandomAgent(seed)
     if name == "greedy" and not colon:
         return GreedyAgent(seed)
     if name == "strong" and (level if colon else DEFAULT_LEVEL) in LEVELS:
-        return StrongAgent(seed, LEVELS[level if colon else DEFAULT_LEVEL])
+        return StrongAgent(seed, LEVELS[level if colon else DEFAULT_LEVEL], processes=processes)
     raise UnknownBotError(f"unknown bot {spec!r}; choose one of {', '.join(BOT_NAMES)}")

@@ -121,6 +121,10 @@ class Rollout:
         self._epsilon = epsilon
         self._decider = decider
 
+    @property
+    def worths(self) -> tuple[list[float], list[float]]:
+        return self._worths
+
     def play(
         self,
         world: Round,

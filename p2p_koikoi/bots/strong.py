@@ -50,33 +50,36 @@ from p2p_koikoi.bots.determinize import Determinizer
 from p2p_koikoi.bots.heuristics import card_worths
 from p2p_koikoi.bots.inference import lacking_weights
 from p2p_koikoi.bots.match_value import MatchValue
+from p2p_koikoi.bots.parallel import PlayoutPool, cores, shared_pool
 from p2p_koikoi.bots.rollout import MatchDecider, Rollout
 from p2p_koikoi.bots.twins import twin_groups
 from p2p_koikoi.engine import AnyAction, CallStop, Exchange, IllegalActionError, Phase, Play, Round
 from p2p_koikoi.engine.cards import month_mask
 
-__all__ = ["LEVELS", "Level", "MoveValue", "StrongAgent", "evaluate"]
+__all__ = ["LEVELS", "Level", "MoveValue", "Playouts", "StrongAgent", "evaluate"]
 
 
 @dataclass(frozen=True, slots=True)
 class Level:
-    """A strength: how many playouts a decision may use, and the wall-clock safety cap in seconds."""
+    """A strength: how many playouts a decision may use, the wall-clock safety cap in seconds, and how many
+    processes may play them (no more than the machine has cores)."""
 
     name: str
     playouts: int
     time_cap: float
+    processes: int = 1
 
 
-# Budgets measured with bench/bots.py on the 2-core development machine: normal's slowest decision takes
-# about 0.1 s of one quiet core and expert's about 0.6 s, so their 0.5 s and 1 s caps (the promises the issue
-# makes) only bite under heavy load. More playouts are worth having: against a search of 1,500 playouts a
-# move, normal's choice gives up 0.0014 of match chance a decision on average and expert's 0.0004, over 40
-# positions (``python bench/bots.py --positions 0 --regret 40``); a player meets some 70 real choices a match.
+# Budgets measured with bench/bots.py on the 2-core development machine (150 positions): normal takes 124 ms a
+# decision on average, 210 ms at p95, on one core; expert on both cores 476 ms, 776 ms at p95. So their 0.5 s and
+# 1 s caps (the promises issue 16 makes) only bite under heavy load. More playouts are worth having: with 800,
+# normal won 67.5% of 1,000 matches against greedy, and against a search of 1,500 playouts a move its choice gave
+# up 0.0014 of match chance a decision (``python bench/bots.py --positions 0 --regret 40``).
 LEVELS: dict[str, Level] = {
     "easy": Level("easy", 200, 0.5),
-    "normal": Level("normal", 800, 0.5),
-    "expert": Level("expert", 6000, 1.0),
-    "hard": Level("hard", 16000, 3.0),
+    "normal": Level("normal", 2000, 0.5),
+    "expert": Level("expert", 12000, 1.0, processes=2),
+    "hard": Level("hard", 32000, 3.0, processes=4),
 }
 
 
@@ -99,11 +102,20 @@ class MoveValue:
 class StrongAgent:
     """The search bot at one :class:`Level`; deterministic for a seed while the time cap is not hit."""
 
-    def __init__(self, seed: int | None = None, level: Level = LEVELS["normal"], epsilon: float = 0.1) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        level: Level = LEVELS["normal"],
+        epsilon: float = 0.1,
+        processes: int | None = None,
+    ) -> None:
         self.name = f"strong:{level.name}"
         self.level = level
         self._rng = random.Random(seed)
         self._epsilon = epsilon
+        # The processes the searches play on: the level's, or fewer when asked (the arena shares the cores out).
+        # The choice of move does not depend on it; only the time a decision takes does.
+        self.processes = max(1, min(level.processes if processes is None else processes, cores()))
         self.capped = 0  # decisions the time cap cut short (for the bench and the arena)
 
     def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
@@ -113,27 +125,88 @@ class StrongAgent:
             # Nobody has seen either hand yet: swapping changes nothing a seat can know.
             return Exchange(False) if Exchange(False) in legal else legal[0]
         seed = self._rng.getrandbits(64)
-        search = _Search(view, legal, context, self.level, self._epsilon, seed)
+        pool = shared_pool(self.processes)  # started on the first search that needs it, then kept
+        search = _Search(view, legal, context, self.level, self._epsilon, seed, pool)
         best = search.best()
         self.capped += search.capped
         return best
 
 
 def evaluate(
-    view: Round, legal: list[AnyAction], context: MatchContext, level: Level, seed: int, *, prune: bool = True
+    view: Round,
+    legal: list[AnyAction],
+    context: MatchContext,
+    level: Level,
+    seed: int,
+    *,
+    prune: bool = True,
+    pool: PlayoutPool | None = None,
 ) -> list[MoveValue]:
     """Every move of ``legal`` with what the search found for it, best first (the coach's view of a decision).
 
     ``prune=False`` gives every move the same playouts (a fair comparison of
     any two moves, as a review needs); otherwise the search halves as it plays.
+    ``pool`` plays the worlds on more processes, with the same findings.
     """
-    search = _Search(view, legal, context, level, 0.1, seed)
+    search = _Search(view, legal, context, level, 0.1, seed, pool)
     search.best(prune=prune)
     return search.values()
 
 
+class Playouts:
+    """The playing half of a search: the guessed worlds, the rollout and the match value, with no running totals.
+
+    It pickles, so a worker process can play some of a search's worlds
+    (:mod:`~p2p_koikoi.bots.parallel`); :meth:`play` gives each world's results
+    and the search adds them up in seed order.
+    """
+
+    __slots__ = ("determinizer", "legal", "rollout", "seat", "value")
+
+    def __init__(self, view: Round, legal: list[AnyAction], context: MatchContext, epsilon: float) -> None:
+        seat = context.seat
+        self.legal = legal
+        self.seat = seat
+        self.determinizer = Determinizer(view, seat, lacking_weights(view, seat))
+        self.value = MatchValue(context)
+        mine, theirs = view.captures[seat], view.captures[1 - seat]
+        worths = [card_worths(view.rules, mine, theirs), card_worths(view.rules, theirs, mine)]
+        if seat == 1:
+            worths.reverse()
+        self.rollout = Rollout((worths[0], worths[1]), view.rules.gaji, epsilon, MatchDecider(self.value, seat))
+
+    def worths(self, seat: int) -> list[float]:
+        """What each card is worth to ``seat`` in this position (what the rollouts play by)."""
+        return self.rollout.worths[seat]
+
+    def play(self, alive: list[int], seeds: list[int], deadline: float) -> list[list[Outcome | None]]:
+        """For each world seed in turn, every move of ``alive`` tried in it; stops after the world that passes
+        ``deadline`` (a :func:`time.monotonic` instant)."""
+        results = []
+        for world_seed in seeds:
+            hand, stock = self.determinizer.sample(random.Random(world_seed))
+            results.append([self._try(i, hand, stock, world_seed) for i in alive])
+            if time.monotonic() > deadline:
+                break
+        return results
+
+    def _try(self, i: int, hand: int, stock: list[int], rollout_seed: int) -> Outcome | None:
+        """Move ``i`` in the world where the other seat holds ``hand``, rolled out: (chance, points, won)."""
+        world = self.determinizer.world(hand)
+        try:
+            world.apply(self.legal[i], self.seat)
+        except IllegalActionError:
+            return None  # a Gaji pick this world's other hand refuses (Hiki): the move is not there to play
+        outcome = self.rollout.play(world, stock, random.Random(rollout_seed))
+        return self.value.of_outcome(outcome), self.value.points(outcome), outcome.winner == self.seat
+
+
+# One rollout's result for one move: the match chance, the round's points to this seat, and whether it won.
+Outcome = tuple[float, int, bool]
+
+
 class _Search:
-    """One decision's search: the worlds, the rollouts, and the running score of each move."""
+    """One decision's search: the world seeds, the halving, and the running score of each move."""
 
     def __init__(
         self,
@@ -143,24 +216,16 @@ class _Search:
         level: Level,
         epsilon: float,
         seed: int,
+        pool: PlayoutPool | None = None,
     ) -> None:
-        seat = context.seat
-        self.view = view
         self.legal = legal
-        self.seat = seat
         self.level = level
+        self.pool = pool
         self.capped = 0
         self.rng = random.Random(seed)
-        self.determinizer = Determinizer(view, seat, lacking_weights(view, seat))
-        self.value = MatchValue(context)
-        mine, theirs = view.captures[seat], view.captures[1 - seat]
-        worths = [card_worths(view.rules, mine, theirs), card_worths(view.rules, theirs, mine)]
-        if seat == 1:
-            worths.reverse()
-        decider = MatchDecider(self.value, seat)
-        self.rollout = Rollout((worths[0], worths[1]), view.rules.gaji, epsilon, decider)
+        self.playouts = Playouts(view, legal, context, epsilon)
         # What each move leaves on the table for the other seat: a discard's worth to it (0 for any other move).
-        their = worths[1 - seat]
+        their = self.playouts.worths(1 - context.seat)
         self.exposed = [
             their[a.card] if isinstance(a, Play) and not view.table & month_mask(a.card.month) else 0.0 for a in legal
         ]
@@ -174,21 +239,33 @@ class _Search:
     def best(self, *, prune: bool = True) -> AnyAction:
         alive = self.alive
         stages = max(1, math.ceil(math.log2(len(alive)))) if prune else 1
-        deadline = time.perf_counter() + self.level.time_cap
+        deadline = time.monotonic() + self.level.time_cap
         for stage in range(stages):
             worlds = max(1, self.level.playouts // (stages * len(alive)))
-            for _ in range(worlds):
-                world_seed = self.rng.getrandbits(64)
-                hand, stock = self.determinizer.sample(random.Random(world_seed))
-                for i in alive:
-                    self._try(i, hand, stock, world_seed)
-                if time.perf_counter() > deadline:
-                    self.capped = 1
-                    return self.legal[max(alive, key=self._rank)]
+            seeds = [self.rng.getrandbits(64) for _ in range(worlds)]
+            if self.pool is not None:
+                results = self.pool.play(self.playouts, alive, seeds, deadline)
+            else:
+                results = self.playouts.play(alive, seeds, deadline)
+            self._add(alive, results)
+            if len(results) < worlds or time.monotonic() > deadline:
+                self.capped = 1
+                break
             if stage < stages - 1:
                 alive.sort(key=self._rank, reverse=True)
                 alive = self.alive = sorted(alive[: max(2, (len(alive) + 1) // 2)])
         return self.legal[max(alive, key=self._rank)]
+
+    def _add(self, alive: list[int], results: list[list[Outcome | None]]) -> None:
+        """Add the worlds' results in order (so the sums are the same however many processes played them)."""
+        for world in results:
+            for i, found in zip(alive, world, strict=True):
+                if found is not None:
+                    chance, points, won = found
+                    self.totals[i] += chance
+                    self.points[i] += points
+                    self.won[i] += won
+                    self.counts[i] += 1
 
     def values(self) -> list[MoveValue]:
         """Each move's findings, best first: the moves that lasted the halving, then the others, each by rank."""
@@ -219,16 +296,3 @@ class _Search:
         n = self.counts[i]
         mean = (self.totals[i] + POINT_WEIGHT * self.points[i]) / n if n else -1.0
         return mean, isinstance(self.legal[i], CallStop), -self.exposed[i]
-
-    def _try(self, i: int, hand: int, stock: list[int], rollout_seed: int) -> None:
-        """Play move ``i`` in the world where the other seat holds ``hand``, roll the round out, add the chance."""
-        world = self.determinizer.world(hand)
-        try:
-            world.apply(self.legal[i], self.seat)
-        except IllegalActionError:
-            return  # a Gaji pick this world's other hand refuses (Hiki): the move is not there to play
-        outcome = self.rollout.play(world, stock, random.Random(rollout_seed))
-        self.totals[i] += self.value.of_outcome(outcome)
-        self.points[i] += self.value.points(outcome)
-        self.won[i] += outcome.winner == self.seat
-        self.counts[i] += 1
