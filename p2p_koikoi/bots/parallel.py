@@ -28,6 +28,7 @@ import itertools
 import multiprocessing
 import os
 import pickle
+import signal
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -60,7 +61,9 @@ class PlayoutPool:
             raise ValueError("a pool plays on at least two processes (one is the caller)")
         self.processes = processes
         context = multiprocessing.get_context("spawn")
-        self._executor: ProcessPoolExecutor | None = ProcessPoolExecutor(processes - 1, mp_context=context)
+        self._executor: ProcessPoolExecutor | None = ProcessPoolExecutor(
+            processes - 1, mp_context=context, initializer=_quiet_worker
+        )
         self._tokens = itertools.count(1)
 
     def play(self, player: WorldsPlayer, alive: list[int], seeds: list[int], deadline: float) -> WorldResults:
@@ -117,6 +120,13 @@ def _rest(runs: list[list[int]], futures: list[Future[WorldResults]], failed: Fu
     """The seeds of the run that failed and of every run after it, to play here."""
     index = futures.index(failed) + 1
     return [seed for run in runs[index:] for seed in run]
+
+
+def _quiet_worker() -> None:
+    """A worker leaves Ctrl-C to the program it works for: the key reaches every process of the terminal's
+    group, and a worker that took it would print a traceback under the table instead of letting the program
+    end cleanly (the pool's shutdown ends the worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 _last: tuple[int, int, WorldsPlayer] | None = None  # in a worker: (parent pid, token, search) of the last search
