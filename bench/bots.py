@@ -13,8 +13,9 @@
 
 Decision time: the bots answer the same positions, taken from greedy self-play
 matches under Nintendo rules (every move with more than one legal choice, from
-the first to the last round), one process, wall-clock time. Target:
-``strong:normal`` at most 0.5 s per decision. "capped" counts the decisions the
+the first to the last round), each level on the processes it may use (its
+workers started before the clock), wall-clock time. Targets: ``strong:normal``
+at most 0.5 s per decision at p95, ``strong:expert`` at most 1 s. "capped" counts the decisions the
 time cap (a safety net) cut short; it should be 0.
 
 Arena targets, each over mirrored 12-round Nintendo matches: ``strong:normal``

@@ -21,9 +21,13 @@ def play(
     rules_name: RulesOption = "nintendo",
     overrides: SetOption = None,
     rounds: Annotated[int | None, typer.Option(help="Rounds in the match: 3, 6 or 12.")] = None,
-    bot: Annotated[str, typer.Option(help="The bot to play: random, greedy, strong or strong:easy|normal|hard.")] = (
-        "strong"
-    ),
+    bot: Annotated[
+        str,
+        typer.Option(
+            help="The bot to play: random, greedy, strong (= strong:normal) or strong:easy|normal|expert|hard."
+            " Expert and hard think on several cores."
+        ),
+    ] = "strong",
     seed: Annotated[int | None, typer.Option(help="Seed for the bot (the deal is always fair and random).")] = None,
     plain: PlainOption = False,
 ) -> None:
