@@ -6,6 +6,8 @@
                                                           # same run of the bots of commit b3b4ec5
     python bench/bots.py --positions 0 --arena --full --jobs 2   # the targets at full size (1,000 matches: hours)
     python bench/bots.py --spread 150                     # + the per-round spread of greedy self-play, per preset
+    python bench/bots.py --positions 0 --cores 60 --bots strong:expert
+                                                          # + a level on one process beside its own count
     python bench/bots.py --positions 0 --regret 60        # + what each search level's choice gives up against
                                                           # a search of 1,500 playouts a move (its noise)
     python bench/bots.py --positions 0 --calibration 40   # + how well the guessed other hand foresees whether
@@ -114,6 +116,40 @@ def decision_times(specs: list[str], count: int, seed: int) -> None:
         p95 = times[int(0.95 * (len(times) - 1))]
         print(
             f"{spec:<15} {processes:>9} {_ms(statistics.fmean(times)):>9} {_ms(p95):>9} {_ms(times[-1]):>9}  {capped}",
+            flush=True,
+        )
+
+
+def core_speedup(specs: list[str], count: int, seed: int) -> None:
+    """Each search level on one process beside the same level on its own count, same positions and seed.
+
+    The two runs must choose the same move at every position (the pool adds the
+    worlds up in seed order); the bench counts any that differ, which should be 0
+    unless the time cap cut a search short (the capped columns).
+    """
+    work = positions(count, seed)
+    print(f"one process against the level's own, over {count} positions (same seed: the moves must match)")
+    heads = f"{'mean 1':>9} {'mean N':>9} {'p95 1':>9} {'p95 N':>9} {'ratio':>6}"
+    print(f"{'bot':<15} {'processes':>9} {heads}  differ  capped 1/N")
+    for spec in specs:
+        runs = []
+        for processes in (1, None):
+            agent = make_agent(spec, seed, processes)
+            assert isinstance(agent, StrongAgent)
+            shared_pool(agent.processes)
+            times, moves = [], []
+            for view, legal, context in work:
+                start = time.perf_counter()
+                moves.append(agent.choose(view, legal, context))
+                times.append(time.perf_counter() - start)
+            runs.append((agent.processes, sorted(times), moves, agent.capped))
+        (_, one, moves_one, capped_one), (n, many, moves_many, capped_many) = runs
+        differ = sum(a != b for a, b in zip(moves_one, moves_many, strict=True))
+        p95 = int(0.95 * (count - 1))
+        ratio = statistics.fmean(one) / statistics.fmean(many)
+        print(
+            f"{spec:<15} {n:>9} {_ms(statistics.fmean(one)):>9} {_ms(statistics.fmean(many)):>9}"
+            f" {_ms(one[p95]):>9} {_ms(many[p95]):>9} {ratio:>5.2f}x  {differ:>6}  {capped_one}/{capped_many}",
             flush=True,
         )
 
@@ -311,11 +347,16 @@ def main() -> None:
     parser.add_argument("--spread", type=int, default=0, metavar="MATCHES", help="measure the round spreads")
     parser.add_argument("--regret", type=int, default=0, metavar="POSITIONS", help="each search level's regret")
     parser.add_argument(
+        "--cores", type=int, default=0, metavar="POSITIONS", help="each search level on one process and on its own"
+    )
+    parser.add_argument(
         "--calibration", type=int, default=0, metavar="MATCHES", help="how well the guessed other hand foresees a feed"
     )
     args = parser.parse_args()
     if args.positions:
         decision_times(args.bots.split(","), args.positions, args.seed)
+    if args.cores:
+        core_speedup([b for b in args.bots.split(",") if b.startswith("strong")], args.cores, args.seed)
     if args.spread:
         spreads(args.spread)
     if args.regret:
