@@ -100,11 +100,12 @@ def test_a_worker_that_dies_costs_nothing_but_time() -> None:
         pool.close()
 
 
-def test_no_workers_means_one_core(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fails(_self: PlayoutPool) -> None:
+@pytest.mark.parametrize("step", ["__init__", "warm"])
+def test_no_workers_means_one_core(monkeypatch: pytest.MonkeyPatch, step: str) -> None:
+    def fails(_self: PlayoutPool, *_args: object) -> None:
         raise OSError("no processes here")
 
-    monkeypatch.setattr(PlayoutPool, "warm", fails)
+    monkeypatch.setattr(PlayoutPool, step, fails)
     monkeypatch.setattr(parallel, "_pools", {})
     assert shared_pool(2) is None
     assert shared_pool(1) is None

@@ -161,13 +161,15 @@ def shared_pool(processes: int) -> PlayoutPool | None:
 
 
 def _started(processes: int) -> PlayoutPool | None:
-    pool = PlayoutPool(processes)
+    pool = None
     try:
+        pool = PlayoutPool(processes)
         pool.warm()
     except (BrokenProcessPool, OSError, RuntimeError):
-        # No workers here (no way to start a process, or a main module without its ``__main__`` guard):
-        # every search of this process plays on its own core, which gives the same moves, only slower.
-        pool.close()
+        # No workers here (no way to start a process or a semaphore, or a main module without its ``__main__``
+        # guard): every search of this process plays on its own core, which gives the same moves, only slower.
+        if pool is not None:
+            pool.close()
         return None
     return pool
 
