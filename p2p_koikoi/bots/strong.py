@@ -26,7 +26,10 @@ How the playouts are spent:
   moves that are close;
 * the rank of a move is its mean match chance with a little weight on the
   round's points, and exact ties keep the card worth more to the other seat in
-  the hand (:meth:`_Search._rank`).
+  the hand (:meth:`_Search._rank`);
+* a level may play its worlds on several processes (:mod:`~p2p_koikoi.bots.parallel`):
+  the worlds come from the same seeds and are added up in the same order, so
+  the findings and the move are the same as on one.
 
 A level is a playout budget, so a bot is deterministic for a given seed. The
 time cap is only a safety net for an overloaded machine (the budgets take about
