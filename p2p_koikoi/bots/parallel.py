@@ -65,6 +65,7 @@ class PlayoutPool:
             processes - 1, mp_context=context, initializer=_quiet_worker
         )
         self._tokens = itertools.count(1)
+        self._last: tuple[WorldsPlayer, int, bytes] | None = None  # the search sent last, its token and pickle
 
     def play(self, player: WorldsPlayer, alive: list[int], seeds: list[int], deadline: float) -> WorldResults:
         """Every world's results, in the order of ``seeds`` (fewer worlds if the deadline passed)."""
@@ -72,8 +73,7 @@ class PlayoutPool:
         runs = _split(seeds, self.processes)
         if executor is None or len(runs) == 1:
             return player.play(alive, seeds, deadline)
-        blob = pickle.dumps(player, protocol=pickle.HIGHEST_PROTOCOL)
-        token = next(self._tokens)
+        token, blob = self._sent(player)
         try:
             futures: list[Future[WorldResults]] = [
                 executor.submit(_play_run, token, blob, alive, run, deadline) for run in runs[1:]
@@ -90,6 +90,14 @@ class PlayoutPool:
                 results.extend(player.play(alive, _rest(runs, futures, future), deadline))
                 break
         return results
+
+    def _sent(self, player: WorldsPlayer) -> tuple[int, bytes]:
+        """The token and pickle of ``player``, made once per search: its halving stages send the same bytes,
+        and a worker that holds the token already does not unpickle them again."""
+        last = self._last
+        if last is None or last[0] is not player:
+            last = self._last = (player, next(self._tokens), pickle.dumps(player, protocol=pickle.HIGHEST_PROTOCOL))
+        return last[1], last[2]
 
     def warm(self) -> None:
         """Start every worker now (each imports the engine), so that the first search does not wait for them."""

@@ -32,8 +32,8 @@ How the playouts are spent:
   the findings and the move are the same as on one.
 
 A level is a playout budget, so a bot is deterministic for a given seed. The
-time cap is only a safety net for an overloaded machine (the budgets take about
-half of it here); when it cuts a search short the choice depends on the
+time cap is only a safety net for an overloaded machine (at p95 the budgets
+take about half of normal's and three quarters of expert's here); when it cuts a search short the choice depends on the
 machine's speed, so :attr:`StrongAgent.capped` counts those decisions and the
 arena reports them: a run with none is reproducible move for move.
 
