@@ -12,6 +12,8 @@
                                                           # a search of 1,500 playouts a move (its noise)
     python bench/bots.py --positions 0 --calibration 40   # + how well the guessed other hand foresees whether
                                                           # a thrown-away bright or animal can be taken
+    python bench/bots.py --positions 0 --oracle 200 --jobs 2   # + a search that knows the other hand against
+                                                          # the same search that guesses it (800 playouts)
 
 Decision time: the bots answer the same positions, taken from greedy self-play
 matches under Nintendo rules (every move with more than one legal choice, from
@@ -39,6 +41,12 @@ a card of that month; the bench prints that chance beside how often the real
 hand did, in bins. Close figures mean the search sees the risk of a discard
 as it is; the bench alone reads the real hand, the bot never does.
 
+Oracle: the same search twice, one given the other seat's real hand (only the
+stock order is still guessed), in mirrored pairs of matches on the same decks.
+No reading of the other seat's plays can know more than that, so its win rate
+is the most a better determinisation could ever add to a level; the bench
+alone reads the real hand, the bot never does.
+
 The spread is the standard deviation of one round's point difference, which
 :data:`p2p_koikoi.bots.match_value.ROUND_SPREAD` holds per preset.
 """
@@ -55,19 +63,33 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from p2p_koikoi.app.arena import run_arena
-from p2p_koikoi.app.local_match import play_local_match
+from p2p_koikoi.app.local_match import choose_first_dealer, play_local_match, play_round
 from p2p_koikoi.bots import MatchContext
+from p2p_koikoi.bots.base import Agent
 from p2p_koikoi.bots.determinize import Determinizer
 from p2p_koikoi.bots.greedy import GreedyAgent
 from p2p_koikoi.bots.inference import lacking_weights
 from p2p_koikoi.bots.parallel import shared_pool
 from p2p_koikoi.bots.registry import make_agent
 from p2p_koikoi.bots.strong import POINT_WEIGHT, Level, StrongAgent, evaluate
-from p2p_koikoi.engine import PRESETS, AnyAction, Event, Kind, Match, Play, Round, RoundResult, preset
+from p2p_koikoi.engine import (
+    PRESETS,
+    AnyAction,
+    Deal,
+    Event,
+    Kind,
+    Match,
+    MatchPhase,
+    Play,
+    Round,
+    RoundResult,
+    preset,
+)
 from p2p_koikoi.engine.cards import month_mask
 
 Position = tuple[Round, list[AnyAction], MatchContext]
@@ -238,6 +260,71 @@ def calibration(matches: int, seed: int) -> None:
                 print(f"    guessed {span}: {len(bin_):4} discards, guessed {guessed:.3f}, held {real:.3f}")
 
 
+class _Oracle:
+    """Wraps the search bot and lets it search with the other seat's real hand, as if it read it perfectly.
+
+    The bench hands it each real round as it starts (:attr:`real`, played in
+    place); it gives the search a copy of its view with the other hand revealed, so every guessed world holds that
+    hand and only the stock order is still guessed. Against the same search
+    without it, the win rate bounds what any reading of the other hand (the
+    determinisation) could ever add.
+    """
+
+    def __init__(self, inner: StrongAgent) -> None:
+        self.inner = inner
+        self.name = f"{inner.name}+hand"
+        self.real: Round | None = None  # the bench's eyes only
+
+    def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+        assert self.real is not None
+        other = 1 - context.seat
+        known = view.copy()
+        if known.hidden[other]:
+            known.reveal(other, self.real.hands[other] & ~known.hands[other])
+        return self.inner.choose(known, legal, context)
+
+
+def _oracle_pair(playouts: int, seed: int, pair: int) -> list[float]:
+    """One mirrored pair on the same decks: the score of the search that knows the other hand, in each seat."""
+    level = Level("oracle", playouts, 60.0)
+    scores = []
+    for oracle_seat in (0, 1):
+        oracle = _Oracle(StrongAgent(seed * 1_000_003 + pair, level))
+        plain = StrongAgent(seed * 1_000_033 + pair, level)
+        seats: tuple[Agent, Agent] = (oracle, plain) if oracle_seat == 0 else (plain, oracle)
+        rng = random.Random(seed * 7919 + pair)
+        match = Match(preset("nintendo"))
+        match.set_first_dealer(choose_first_dealer(match.rules, rng))
+        while match.phase is not MatchPhase.OVER:
+            deck = list(range(48))
+            rng.shuffle(deck)
+            assert match.dealer is not None
+            oracle.real = match.start_round(Deal.from_deck(deck, match.rules.deal_pattern, match.dealer))
+            play_round(oracle.real, seats, match)
+            match.finish_round()
+        assert match.outcome is not None
+        winner = match.outcome.winner
+        scores.append(0.5 if winner is None else float(winner == oracle_seat))
+    return scores
+
+
+def oracle(matches: int, playouts: int, jobs: int, seed: int) -> None:
+    """The same search with and without the other seat's real hand: the ceiling of reading that hand."""
+    pairs = (matches + 1) // 2
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        found = list(pool.map(_oracle_pair, [playouts] * pairs, [seed] * pairs, range(pairs)))
+    means = [statistics.fmean(pair) for pair in found]
+    rate = statistics.fmean(means)
+    half = 1.96 * statistics.stdev(means) / len(means) ** 0.5 if len(means) > 1 else 1.0
+    print(
+        f"a search of {playouts} playouts that knows the other hand, against the same search that guesses it: "
+        f"{rate:.1%} (95% CI {max(0.0, rate - half):.1%} to {min(1.0, rate + half):.1%}) over {2 * pairs} "
+        f"nintendo matches ({pairs} mirrored pairs), seed {seed} ({time.perf_counter() - start:.0f} s)",
+        flush=True,
+    )
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
@@ -352,6 +439,10 @@ def main() -> None:
     parser.add_argument(
         "--calibration", type=int, default=0, metavar="MATCHES", help="how well the guessed other hand foresees a feed"
     )
+    parser.add_argument(
+        "--oracle", type=int, default=0, metavar="MATCHES", help="what knowing the other hand would be worth"
+    )
+    parser.add_argument("--playouts", type=int, default=800, help="the search's playouts for --oracle")
     args = parser.parse_args()
     if args.positions:
         decision_times(args.bots.split(","), args.positions, args.seed)
@@ -363,6 +454,8 @@ def main() -> None:
         regrets([b for b in args.bots.split(",") if b.startswith("strong")], args.regret, args.seed)
     if args.calibration:
         calibration(args.calibration, args.seed)
+    if args.oracle:
+        oracle(args.oracle, args.playouts, args.jobs, args.seed)
     if args.arena:
         matches = 1000 if args.full else args.matches
         arena_targets(matches, args.jobs, args.seed, args.baseline, [p for p in args.only.split(",") if p])
