@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from builders import build_round, cards
 
@@ -118,6 +120,13 @@ def test_illegal_moves_name_the_rule_and_change_nothing() -> None:
     with pytest.raises(IllegalActionError) as err:
         r.apply(Draw(C("maple-plain-1")), CHANCE)
     assert err.value.rule == "wrong-draw"
+
+
+def test_an_illegal_move_error_crosses_a_process_boundary_whole() -> None:
+    # The arena's jobs and a search's pool run the engine in worker processes, which return errors pickled.
+    error = pickle.loads(pickle.dumps(IllegalActionError("not-your-turn", "it is player 1's turn")))
+    assert type(error) is IllegalActionError
+    assert (error.rule, str(error)) == ("not-your-turn", "it is player 1's turn")
 
 
 # -- decisions -------------------------------------------------------------------------

@@ -44,3 +44,8 @@ class IllegalActionError(EngineError):
     def __init__(self, rule: str, message: str) -> None:
         super().__init__(message)
         self.rule = rule
+
+    def __reduce__(self) -> tuple[type[IllegalActionError], tuple[str, str]]:
+        # The default pickling passes only the message back to ``__init__``, so an error raised in a worker
+        # process (the arena's jobs, a search's pool) broke the pool instead of reaching the caller.
+        return type(self), (self.rule, str(self))
