@@ -68,7 +68,7 @@ from pathlib import Path
 from typing import Any
 
 from p2p_koikoi.app.arena import run_arena
-from p2p_koikoi.app.local_match import choose_first_dealer, play_local_match, play_round
+from p2p_koikoi.app.local_match import play_local_match
 from p2p_koikoi.bots import MatchContext
 from p2p_koikoi.bots.base import Agent
 from p2p_koikoi.bots.determinize import Determinizer
@@ -77,19 +77,7 @@ from p2p_koikoi.bots.inference import lacking_weights
 from p2p_koikoi.bots.parallel import shared_pool
 from p2p_koikoi.bots.registry import make_agent
 from p2p_koikoi.bots.strong import POINT_WEIGHT, Level, StrongAgent, evaluate
-from p2p_koikoi.engine import (
-    PRESETS,
-    AnyAction,
-    Deal,
-    Event,
-    Kind,
-    Match,
-    MatchPhase,
-    Play,
-    Round,
-    RoundResult,
-    preset,
-)
+from p2p_koikoi.engine import PRESETS, AnyAction, Kind, Match, Play, Round, RoundResult, preset
 from p2p_koikoi.engine.cards import month_mask
 
 Position = tuple[Round, list[AnyAction], MatchContext]
@@ -213,10 +201,10 @@ class _DiscardWatcher:
     def __init__(self, inner: StrongAgent) -> None:
         self.inner = inner
         self.name = inner.name
-        self.real: Round | None = None  # the real round, kept up to date by :meth:`see` (the bench's eyes only)
+        self.real: Round | None = None  # the real round, handed over as it is dealt (the bench's eyes only)
         self.found: list[tuple[float, float, bool]] = []  # (chance with inference, uniform chance, held)
 
-    def see(self, rnd: Round, _events: list[Event]) -> None:
+    def see(self, rnd: Round) -> None:
         self.real = rnd
 
     def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
@@ -243,7 +231,7 @@ def calibration(matches: int, seed: int) -> None:
     for i in range(matches):
         watcher = _DiscardWatcher(StrongAgent(seed + i))
         seats = (watcher, GreedyAgent(seed + i)) if i % 2 == 0 else (GreedyAgent(seed + i), watcher)
-        play_local_match(rules, seats, random.Random(seed * 7919 + i), on_events=watcher.see)
+        play_local_match(rules, seats, random.Random(seed * 7919 + i), on_round=watcher.see)
         found += watcher.found
     print(f"strong:normal against greedy, {matches} matches: {len(found)} brights and animals thrown away")
     print("does the other hand hold a card of the month? the search's guess, and how often it did")
@@ -263,17 +251,21 @@ def calibration(matches: int, seed: int) -> None:
 class _Oracle:
     """Wraps the search bot and lets it search with the other seat's real hand, as if it read it perfectly.
 
-    The bench hands it each real round as it starts (:attr:`real`, played in
-    place); it gives the search a copy of its view with the other hand revealed, so every guessed world holds that
-    hand and only the stock order is still guessed. Against the same search
-    without it, the win rate bounds what any reading of the other hand (the
-    determinisation) could ever add.
+    The bench hands it each real round as it is dealt (:meth:`see`; the round
+    is played in place). It gives the search a copy of its view with the other
+    hand revealed, so every guessed world holds that hand and only the stock
+    order is still guessed. Against the same search without it, the win rate
+    bounds what any reading of the other hand (the determinisation) could ever
+    add.
     """
 
     def __init__(self, inner: StrongAgent) -> None:
         self.inner = inner
         self.name = f"{inner.name}+hand"
         self.real: Round | None = None  # the bench's eyes only
+
+    def see(self, rnd: Round) -> None:
+        self.real = rnd
 
     def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
         assert self.real is not None
@@ -292,16 +284,7 @@ def _oracle_pair(playouts: int, seed: int, pair: int) -> list[float]:
         oracle = _Oracle(StrongAgent(seed * 1_000_003 + pair, level))
         plain = StrongAgent(seed * 1_000_033 + pair, level)
         seats: tuple[Agent, Agent] = (oracle, plain) if oracle_seat == 0 else (plain, oracle)
-        rng = random.Random(seed * 7919 + pair)
-        match = Match(preset("nintendo"))
-        match.set_first_dealer(choose_first_dealer(match.rules, rng))
-        while match.phase is not MatchPhase.OVER:
-            deck = list(range(48))
-            rng.shuffle(deck)
-            assert match.dealer is not None
-            oracle.real = match.start_round(Deal.from_deck(deck, match.rules.deal_pattern, match.dealer))
-            play_round(oracle.real, seats, match)
-            match.finish_round()
+        match = play_local_match(preset("nintendo"), seats, random.Random(seed * 7919 + pair), on_round=oracle.see)
         assert match.outcome is not None
         winner = match.outcome.winner
         scores.append(0.5 if winner is None else float(winner == oracle_seat))

@@ -8,9 +8,10 @@ import pytest
 from builders import cards
 
 from p2p_koikoi.app.local_match import play_local_match
-from p2p_koikoi.bots import RandomAgent
+from p2p_koikoi.bots import MatchContext, RandomAgent
 from p2p_koikoi.engine import (
     PRESETS,
+    AnyAction,
     Card,
     ClaimHandYaku,
     Deal,
@@ -18,6 +19,7 @@ from p2p_koikoi.engine import (
     Match,
     MatchPhase,
     OutcomeKind,
+    Round,
     Termination,
     Yaku,
     first_dealer_by_draw,
@@ -111,3 +113,24 @@ def test_whole_matches_between_random_agents(name: str) -> None:
         # Who deals next follows each round's outcome.
         for before, after in zip(match.results, match.results[1:], strict=False):
             assert after.dealer == before.outcome.next_dealer
+
+
+def test_a_local_match_hands_each_round_over_before_its_first_move() -> None:
+    # A bench that reads the real cards at every move (the oracle, the discard calibration) needs the round
+    # before the dealer's first play, and the very object that is then played.
+    dealt: list[tuple[Round, bool]] = []
+
+    class FirstMoveWatcher(RandomAgent):
+        def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
+            real, _ = dealt[-1]
+            assert real.public_state() == view.public_state()
+            return super().choose(view, legal, context)
+
+    def on_round(rnd: Round) -> None:
+        dealt.append((rnd, not rnd.history))
+
+    match = play_local_match(
+        preset("nintendo"), (FirstMoveWatcher(1), FirstMoveWatcher(2)), random.Random(5), on_round=on_round
+    )
+    assert len(dealt) == len(match.results) and all(fresh for _rnd, fresh in dealt)
+    assert all(rnd.over for rnd, _fresh in dealt)

@@ -27,6 +27,7 @@ from p2p_koikoi.engine import (
 from p2p_koikoi.engine.rules import FirstDealer
 
 EventSink = Callable[[Round, list[Event]], None]
+RoundSink = Callable[[Round], None]
 ResultSink = Callable[[Match, RoundResult], None]
 
 
@@ -72,8 +73,14 @@ def play_local_match(
     *,
     on_events: EventSink | None = None,
     on_result: ResultSink | None = None,
+    on_round: RoundSink | None = None,
 ) -> Match:
-    """A whole match; the deck of each round comes from ``rng``."""
+    """A whole match; the deck of each round comes from ``rng``.
+
+    ``on_round`` gets each round as it is dealt, before its first move (the
+    round is then played in place): a bench that must see the real cards at
+    every move, the first one included, holds on to it.
+    """
     match = Match(rules)
     match.set_first_dealer(choose_first_dealer(rules, rng))
     while match.phase is not MatchPhase.OVER:
@@ -81,6 +88,8 @@ def play_local_match(
         rng.shuffle(deck)
         assert match.dealer is not None
         rnd = match.start_round(Deal.from_deck(deck, rules.deal_pattern, match.dealer))
+        if on_round is not None:
+            on_round(rnd)
         play_round(rnd, agents, match, on_events)
         result = match.finish_round()
         if on_result is not None:
