@@ -67,7 +67,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from p2p_koikoi.app.arena import run_arena
+from p2p_koikoi.app.arena import pair_interval, run_arena
 from p2p_koikoi.app.local_match import play_local_match
 from p2p_koikoi.bots import MatchContext
 from p2p_koikoi.bots.base import Agent
@@ -299,10 +299,10 @@ def oracle(matches: int, playouts: int, jobs: int, seed: int) -> None:
         found = list(pool.map(_oracle_pair, [playouts] * pairs, [seed] * pairs, range(pairs)))
     means = [statistics.fmean(pair) for pair in found]
     rate = statistics.fmean(means)
-    half = 1.96 * statistics.stdev(means) / len(means) ** 0.5 if len(means) > 1 else 1.0
+    lo, hi = pair_interval(means, rate)
     print(
         f"a search of {playouts} playouts that knows the other hand, against the same search that guesses it: "
-        f"{rate:.1%} (95% CI {max(0.0, rate - half):.1%} to {min(1.0, rate + half):.1%}) over {2 * pairs} "
+        f"{rate:.1%} (95% CI {lo:.1%} to {hi:.1%}) over {2 * pairs} "
         f"nintendo matches ({pairs} mirrored pairs), seed {seed} ({time.perf_counter() - start:.0f} s)",
         flush=True,
     )

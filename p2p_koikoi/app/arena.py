@@ -37,7 +37,15 @@ from p2p_koikoi.bots.parallel import cores
 from p2p_koikoi.bots.registry import make_agent
 from p2p_koikoi.engine import AnyAction, Deal, Event, Kind, Match, MatchPhase, OutcomeKind, Round, RuleSet, Yaku
 
-__all__ = ["ArenaRequestError", "ArenaResult", "BotStats", "MatchStats", "play_arena_match", "run_arena"]
+__all__ = [
+    "ArenaRequestError",
+    "ArenaResult",
+    "BotStats",
+    "MatchStats",
+    "pair_interval",
+    "play_arena_match",
+    "run_arena",
+]
 
 Progress = Callable[[int, int], None]
 
@@ -392,7 +400,12 @@ def _ci95(per_match: list[MatchStats], win_rate: float) -> tuple[float, float]:
     pairs: dict[int, list[float]] = {}
     for m in per_match:
         pairs.setdefault(m.index // 2, []).append(m.score_a)
-    means = [statistics.fmean(scores) for scores in pairs.values()]
+    return pair_interval([statistics.fmean(scores) for scores in pairs.values()], win_rate)
+
+
+def pair_interval(means: list[float], win_rate: float) -> tuple[float, float]:
+    """A normal 95% interval around ``win_rate`` from the mean scores of mirrored pairs (the unit that is
+    independent: the two matches of a pair share their decks)."""
     if len(means) < 2:
         return 0.0, 1.0
     half = 1.96 * statistics.stdev(means) / math.sqrt(len(means))
