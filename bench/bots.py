@@ -193,19 +193,28 @@ def regrets(specs: list[str], count: int, seed: int) -> None:
         )
 
 
-class _DiscardWatcher:
+class _RealRoundWatcher:
+    """Wraps the search bot for a bench that reads the real round: :meth:`see` is ``play_local_match``'s
+    ``on_round``, so :attr:`real` is the round being played from before its first move (the bench's eyes only;
+    the wrapped bot never reads it)."""
+
+    def __init__(self, inner: StrongAgent, name: str) -> None:
+        self.inner = inner
+        self.name = name
+        self.real: Round | None = None
+
+    def see(self, rnd: Round) -> None:
+        self.real = rnd
+
+
+class _DiscardWatcher(_RealRoundWatcher):
     """Wraps the search bot; at each bright or animal it throws away, notes its guess and the real other hand."""
 
     SAMPLES = 300
 
     def __init__(self, inner: StrongAgent) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.real: Round | None = None  # the real round, handed over as it is dealt (the bench's eyes only)
+        super().__init__(inner, inner.name)
         self.found: list[tuple[float, float, bool]] = []  # (chance with inference, uniform chance, held)
-
-    def see(self, rnd: Round) -> None:
-        self.real = rnd
 
     def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
         action = self.inner.choose(view, legal, context)
@@ -248,7 +257,7 @@ def calibration(matches: int, seed: int) -> None:
                 print(f"    guessed {span}: {len(bin_):4} discards, guessed {guessed:.3f}, held {real:.3f}")
 
 
-class _Oracle:
+class _Oracle(_RealRoundWatcher):
     """Wraps the search bot and lets it search with the other seat's real hand, as if it read it perfectly.
 
     The bench hands it each real round as it is dealt (:meth:`see`; the round
@@ -260,12 +269,7 @@ class _Oracle:
     """
 
     def __init__(self, inner: StrongAgent) -> None:
-        self.inner = inner
-        self.name = f"{inner.name}+hand"
-        self.real: Round | None = None  # the bench's eyes only
-
-    def see(self, rnd: Round) -> None:
-        self.real = rnd
+        super().__init__(inner, f"{inner.name}+hand")
 
     def choose(self, view: Round, legal: list[AnyAction], context: MatchContext) -> AnyAction:
         assert self.real is not None
