@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 
-__all__ = ["Door", "DropKind", "DropLog", "Dropped", "Refused", "address_key", "fd_budget"]
+__all__ = ["Conclusive", "Door", "DropKind", "DropLog", "Dropped", "Refused", "address_key", "fd_budget"]
 
 PER_ADDRESS = 4
 TOTAL = 32
@@ -40,6 +40,12 @@ class DropKind(Enum):
 
 class Refused(Exception):
     """The host turned a guest away (an unexpected key, no invite token, declined rules); keep listening."""
+
+
+class Conclusive(Exception):
+    """Admitting a guest settled the match instead: the very peer proved itself at fault with its own
+    signature (a resuming guest whose signed head forks from our chain). Not a connection to drop: the
+    host stops listening and the finding goes up to whoever listened, to end the match."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,29 +8,102 @@ with its proof over the host's nonce. Then the side holding more entries sends t
 lacks, as ordinary entry frames, and the other takes them in (our own entries sent back to us are
 written again and compared: :meth:`MatchSession.catch_up`). The chain checks every link, so two
 copies that forked cannot be joined.
+
+A fork shown at resume is a finding, not a bad connection: the side holding more entries raises
+:class:`Fork` when the peer's signed head is not its own entry at that position. The peer's proof
+signed that head, so the fork carries it as evidence (:class:`ResumeClaim`) a third party can check
+against our record, and blames the peer. It is :class:`~p2p_koikoi.net.door.Conclusive`: a host's
+listener stops on it rather than dropping the connection and waiting on.
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import trio
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from p2p_koikoi.net.door import Conclusive
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession
 from p2p_koikoi.wire import VERSION, Hello, Ping, Pong, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.frames import Frame, Resume, ResumeProof
 from p2p_koikoi.wire.keys import check_public_key
 
-__all__ = ["RESUME_DOMAIN", "NoSuchMatch", "resume_as_guest", "resume_as_host"]
+__all__ = ["RESUME_DOMAIN", "Fork", "NoSuchMatch", "ResumeClaim", "resume_as_guest", "resume_as_host"]
 
 RESUME_DOMAIN = b"p2p-koikoi/resume/v1\x00"
+_CLAIM_LENGTH = len(RESUME_DOMAIN) + 32 + 32 + 8 + 32 + 64  # match id, nonce, count, head, signature
 
 
 class NoSuchMatch(RemoteProtocolError):
     """The host answered our ``resume`` with a new ``match`` entry: it holds no unfinished match with us."""
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeClaim:
+    """What a peer signed while resuming (its ``resume-proof``): in the match ``match_id`` it holds
+    ``count`` entries, the last with digest ``head``; proven to whoever chose ``nonce`` (us)."""
+
+    match_id: bytes
+    nonce: bytes
+    count: int
+    head: bytes
+    signature: bytes
+
+    @property
+    def signed_bytes(self) -> bytes:
+        return _proof_bytes(self.match_id, self.nonce, self.count, self.head)
+
+    @property
+    def evidence(self) -> bytes:
+        """For a record's note: the signed bytes, then the 64-byte signature (as a note keeps an entry)."""
+        return self.signed_bytes + self.signature
+
+    @classmethod
+    def parse(cls, evidence: bytes) -> ResumeClaim:
+        """The claim kept as a note's evidence; :class:`ValueError` if the bytes are not one."""
+        if len(evidence) != _CLAIM_LENGTH or not evidence.startswith(RESUME_DOMAIN):
+            raise ValueError("not a resume proof kept as evidence")
+        rest = evidence[len(RESUME_DOMAIN) :]
+        match_id, nonce, count, head, signature = rest[:32], rest[32:64], rest[64:72], rest[72:104], rest[104:]
+        return cls(match_id, nonce, int.from_bytes(count, "big"), head, signature)
+
+    def signed_by(self, key: bytes) -> bool:
+        try:
+            Ed25519PublicKey.from_public_bytes(key).verify(self.signature, self.signed_bytes)
+        except (InvalidSignature, ValueError):
+            return False
+        return True
+
+    def forks_from(self, entries: Sequence[SignedEntry]) -> bool:
+        """Whether the claimed head is not the entry at that position of ``entries`` (a chain that holds it)."""
+        return 0 < self.count <= len(entries) and entries[self.count - 1].digest != self.head
+
+
+class Fork(RemoteProtocolError, Conclusive):
+    """The peer signed that its copy of the match holds ``claim.count`` entries ending in ``claim.head``,
+    and our entry at that position is another (``ours``, its digest): the two copies forked, and the
+    peer's own signature says so. ``blame`` is the peer's seat; :attr:`evidence` is what a note keeps,
+    for a third party to check with the peer's key against our record (:meth:`ResumeClaim.forks_from`)."""
+
+    def __init__(self, claim: ResumeClaim, ours: bytes, blame: int) -> None:
+        at = claim.count - 1
+        super().__init__(
+            "fork",
+            f"the peer signed that its entry {at} is {claim.head.hex()[:16]}, but ours is {ours.hex()[:16]}: "
+            "its copy of the match forked from ours",
+            blame=blame,
+        )
+        self.claim = claim
+        self.ours = ours
+
+    @property
+    def evidence(self) -> bytes:
+        return self.claim.evidence
 
 
 def _proof_bytes(match_id: bytes, peer_nonce: bytes, count: int, head: bytes) -> bytes:
@@ -65,15 +138,14 @@ def _check_peer(session: MatchSession, theirs: Resume) -> None:
         raise RemoteProtocolError("wrong-key", "the peer resumes with another key than the match was played with")
 
 
-def _check_proof(session: MatchSession, proof: Frame, my_nonce: bytes, theirs: Resume) -> None:
+def _check_proof(session: MatchSession, proof: Frame, my_nonce: bytes, theirs: Resume) -> ResumeClaim:
+    """The peer's signed claim of its count and head, once its proof checks out."""
     if not isinstance(proof, ResumeProof):
         raise RemoteProtocolError("bad-frame", "expected the peer's resume proof")
-    try:
-        Ed25519PublicKey.from_public_bytes(theirs.key).verify(
-            proof.signature, _proof_bytes(session.match_id, my_nonce, theirs.count, theirs.head)
-        )
-    except InvalidSignature:
-        raise RemoteProtocolError("bad-signature", "the peer's resume proof is not signed by its key") from None
+    claim = ResumeClaim(session.match_id, my_nonce, theirs.count, theirs.head, proof.signature)
+    if not claim.signed_by(theirs.key):
+        raise RemoteProtocolError("bad-signature", "the peer's resume proof is not signed by its key")
+    return claim
 
 
 async def resume_as_guest(
@@ -88,12 +160,12 @@ async def resume_as_guest(
         if not isinstance(theirs, Resume):
             raise RemoteProtocolError("bad-frame", "the host did not answer with resume")
         _check_peer(session, theirs)
-        _check_proof(session, await _next(channel, deadline), nonce, theirs)
+        claim = _check_proof(session, await _next(channel, deadline), nonce, theirs)
     except trio.TooSlowError:
         raise ConnectionLost("the host did not answer the resume in time") from None
     mine = _ours(session, nonce)
     await channel.send(ResumeProof(identity.sign(_proof_bytes(session.match_id, theirs.nonce, mine.count, mine.head))))
-    await _exchange_missing(channel, session, theirs, deadline)
+    await _exchange_missing(channel, session, claim, deadline)
 
 
 async def resume_as_host(
@@ -121,10 +193,10 @@ async def resume_as_host(
     await channel.send(mine)
     await channel.send(ResumeProof(identity.sign(_proof_bytes(session.match_id, theirs.nonce, mine.count, mine.head))))
     try:
-        _check_proof(session, await _next(channel, deadline), nonce, theirs)
+        claim = _check_proof(session, await _next(channel, deadline), nonce, theirs)
     except trio.TooSlowError:
         raise ConnectionLost("the guest did not prove its key in time") from None
-    await _exchange_missing(channel, session, theirs, deadline)
+    await _exchange_missing(channel, session, claim, deadline)
 
 
 async def _welcome(channel: FramedChannel, session: MatchSession, hello: Hello) -> None:
@@ -135,12 +207,14 @@ async def _welcome(channel: FramedChannel, session: MatchSession, hello: Hello) 
     await channel.send(Hello(VERSION, session.keys[session.seat], secrets.token_bytes(32), SOFTWARE))
 
 
-async def _exchange_missing(channel: FramedChannel, session: MatchSession, theirs: Resume, deadline: float) -> None:
+async def _exchange_missing(
+    channel: FramedChannel, session: MatchSession, theirs: ResumeClaim, deadline: float
+) -> None:
     entries = session.chain.entries
     mine = len(entries)
     if mine >= theirs.count:
-        if theirs.count and entries[theirs.count - 1].digest != theirs.head:
-            raise RemoteProtocolError("fork", f"the peer's entry {theirs.count - 1} differs from ours")
+        if theirs.forks_from(entries):
+            raise Fork(theirs, entries[theirs.count - 1].digest, session.peer)
         for signed in entries[theirs.count :]:
             await channel.send(signed)
     else:

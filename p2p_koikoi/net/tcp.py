@@ -2,9 +2,12 @@
 
 A connection that fails the greeting (garbage, a wrong version, silence) is
 dropped and the host keeps listening; the first guest that greets properly is
-the opponent, and listening stops. The :class:`~p2p_koikoi.net.door.Door` caps
-how many may wait meanwhile, each within an absolute deadline, and running out
-of file descriptors pauses accepting instead of ending the host.
+the opponent, and listening stops. So does a guest whose admission proves it at
+fault (:class:`~p2p_koikoi.net.door.Conclusive`: a fork shown at resume), which
+is no connection to drop: the finding is raised to the caller, to end the match.
+The :class:`~p2p_koikoi.net.door.Door` caps how many may wait meanwhile, each
+within an absolute deadline, and running out of file descriptors pauses
+accepting instead of ending the host.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import TypeVar
 import trio
 
 from p2p_koikoi.net import DEFAULT_PORT
-from p2p_koikoi.net.door import Door, DropKind, Dropped, Refused, address_key
+from p2p_koikoi.net.door import Conclusive, Door, DropKind, Dropped, Refused, address_key
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.net.handshake import Greeting, Guard, NotKoikoi, greet_as_guest, greet_as_host, token_nonce
 from p2p_koikoi.net.reach import (
@@ -38,6 +41,7 @@ from p2p_koikoi.wire import RemoteProtocolError
 __all__ = [
     "ADMISSION_DEADLINE",
     "Address",
+    "Conclusive",
     "CouldNotJoin",
     "Dropped",
     "Pin",
@@ -125,7 +129,8 @@ async def listen(
     """Listen until one guest greets properly and ``admit`` accepts it; return its channel and what
     ``admit`` returned. A guest whose greeting or admission fails (``admit`` raises
     :class:`RemoteProtocolError`, :class:`ConnectionLost` or :class:`Refused`), or does not finish
-    both within ``deadline`` seconds in all, is dropped, and the host keeps listening meanwhile."""
+    both within ``deadline`` seconds in all, is dropped, and the host keeps listening meanwhile.
+    An admission that raises :class:`Conclusive` ends the listening: it is raised from here."""
 
     async def greet_then_admit(channel: FramedChannel, peer: str) -> T:
         greeting = await greet_as_host(channel, key, greeting_deadline, guard)
@@ -165,7 +170,9 @@ async def listen_raw(
     door: Door | None = None,
 ) -> tuple[FramedChannel, T]:
     """:func:`listen` with the whole admission (greeting included) left to ``admit``: a resuming
-    guest starts with ``resume``, not ``hello``."""
+    guest starts with ``resume``, not ``hello``. A :class:`Conclusive` finding while admitting (the
+    peer's fork, :class:`~p2p_koikoi.net.resume.Fork`) stops the listening and is raised from here,
+    unless a guest was admitted first."""
     door = door if door is not None else Door.for_this_process()
     listeners = await trio.open_tcp_listeners(port, host=bind)
     try:
@@ -173,6 +180,7 @@ async def listen_raw(
         if on_listening is not None:
             await on_listening(addresses)
         found: list[tuple[FramedChannel, T]] = []
+        settled: list[Conclusive] = []  # an admission that ended the match instead
 
         async def drop(peer: str, reason: str, kind: DropKind) -> None:
             if on_dropped is not None:
@@ -185,6 +193,12 @@ async def listen_raw(
                 try:
                     with trio.fail_after(deadline):
                         admitted = await admit(channel, peer)
+                except Conclusive as exc:  # before RemoteProtocolError: a fork is one too, but no garbage
+                    await trio.aclose_forcefully(stream)
+                    if not found and not settled:
+                        settled.append(exc)
+                        nursery.cancel_scope.cancel()
+                    return
                 except trio.TooSlowError:
                     await trio.aclose_forcefully(stream)
                     return await drop(peer, f"not admitted within {deadline:g} s", DropKind.TOO_SLOW)
@@ -193,7 +207,7 @@ async def listen_raw(
                     return await drop(peer, str(exc), _drop_kind(exc))
                 finally:
                     door.leave(key)
-                if found:
+                if found or settled:
                     await trio.aclose_forcefully(stream)
                     return
                 found.append((channel, admitted))
@@ -220,6 +234,8 @@ async def listen_raw(
 
             for listener in listeners:
                 nursery.start_soon(accept_loop, listener)
+        if settled:
+            raise settled[0]
         return found[0]
     finally:
         for listener in listeners:
