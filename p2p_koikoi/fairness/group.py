@@ -6,7 +6,8 @@ modulo the group order ``L = 2**252 + 27742317777372353535851937790883648493``.
 Nothing here is implemented by hand: every group and scalar operation is one
 libsodium call, made through rbcl, a binding that bundles libsodium in its
 wheels (``protocol/DEAL.md`` gives the figures that chose it over PyNaCl's
-Ed25519 functions).
+Ed25519 functions). The one exception is the first two steps of decoding, two
+integer comparisons (:func:`is_valid_element`).
 
 Why ristretto255 and not raw Ed25519: every valid encoding is an element of
 the prime-order group, so validating a received point is a cheap decode
@@ -15,8 +16,11 @@ no cofactor through which a malicious point could leak bits of our keys.
 
 Validation rules (used on everything a peer sends):
 
-- a point is valid if it decodes (canonical encoding of a group element) and
-  is not the identity (all zero bytes);
+- an element decodes if it passes RFC 9496 section 4.3.1 exactly
+  (:func:`is_valid_element`): the canonicity and sign of ``s`` are checked
+  here, as the RFC states them, because the libsodium that rbcl bundles reads
+  ``s`` modulo ``2**255`` (it ignores bit 255); the curve decode is libsodium's;
+- a point is valid if it decodes and is not the identity (all zero bytes);
 - a scalar is valid if it is canonical (``< L``) and not zero.
 """
 
@@ -66,6 +70,7 @@ HASH_BYTES = 64
 IDENTITY = bytes(POINT_BYTES)
 _ZERO_SCALAR = bytes(SCALAR_BYTES)
 _PAD = bytes(32)
+_FIELD_PRIME = 2**255 - 19  # p, the field of Curve25519 (RFC 9496 section 4.1)
 
 
 def _forget_temporary_library() -> None:
@@ -90,10 +95,8 @@ _forget_temporary_library()
 
 
 def is_valid_point(point: bytes) -> bool:
-    """True for the canonical encoding of a non-identity group element."""
-    if len(point) != POINT_BYTES or point == IDENTITY:
-        return False
-    return bool(rbcl.crypto_core_ristretto255_is_valid_point(point))
+    """True for the canonical encoding of a non-identity group element (:func:`is_valid_element`)."""
+    return point != IDENTITY and is_valid_element(point)
 
 
 def is_valid_scalar(scalar: bytes) -> bool:
@@ -105,12 +108,31 @@ def is_valid_scalar(scalar: bytes) -> bool:
 
 
 def is_valid_element(point: bytes) -> bool:
-    """True for the canonical encoding of any group element, the identity included.
+    """True if ``point`` decodes as RFC 9496 section 4.3.1 (Decode) says: any group element, the identity included.
+
+    - Step 1: the string is 32 bytes, and ``s``, the string read as a
+      little-endian integer, is ``< p = 2**255 - 19``. Bit 255 is not masked,
+      so a set top bit of the last byte fails here, as does any other
+      non-canonical field encoding (``s`` from ``p`` to ``2**255 - 1``).
+    - Step 2: ``IS_NEGATIVE(s)`` (``s mod p`` odd; ``s < p`` already) fails.
+    - Steps 3 and 4 (the square root, and the checks of ``was_square``,
+      the sign of ``t`` and ``y = 0``): libsodium's
+      ``crypto_core_ristretto255_is_valid_point``.
+
+    Steps 1 and 2 are ours because the libsodium that rbcl 1.1 bundles
+    checks ``s`` modulo ``2**255``: it takes ``s + 2**255`` for ``s`` (a
+    second spelling of every element, and ``00..80`` for the identity).
+    ``protocol/vectors/ristretto-decoding.json`` lists the cases.
 
     Proofs carry commitments that an honest prover makes non-identity only
     with overwhelming probability; the verifier must still compute with them.
     """
-    return len(point) == POINT_BYTES and bool(rbcl.crypto_core_ristretto255_is_valid_point(point))
+    if len(point) != POINT_BYTES:  # step 1
+        return False
+    s = int.from_bytes(point, "little")
+    if s >= _FIELD_PRIME or s & 1:  # step 1: s < p; step 2: not IS_NEGATIVE(s)
+        return False
+    return bool(rbcl.crypto_core_ristretto255_is_valid_point(point))  # steps 3 and 4
 
 
 def is_canonical_scalar(scalar: bytes) -> bool:
