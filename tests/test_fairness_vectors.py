@@ -327,11 +327,148 @@ def build_proofs() -> dict[str, Any]:
     }
 
 
+P = 2**255 - 19
+GENERATOR = "e2f2ae0a6abc4e71a884a961c500515f58e30b6aa582dd8db6a65945e08d2d76"  # B, RFC 9496 A.1
+
+
+def with_bit_255(hex_: str) -> str:
+    encoding = bytes.fromhex(hex_)
+    return (encoding[:31] + bytes([encoding[31] | 0x80])).hex()
+
+
+def field_hex(n: int) -> str:
+    return n.to_bytes(32, "little").hex()
+
+
+# Each case: (name, hex, the step of RFC 9496 section 4.3.1 that refuses it or None, why). The verdicts
+# follow from the step alone: a case decodes if no step refuses it, and is a valid point (deck points,
+# Gamma, the lock commitments X) if it also is not the identity.
+DECODING_CASES: list[tuple[str, str, int | None, str]] = [
+    ("generator", GENERATOR, None, "B, RFC 9496 Appendix A.1: a valid point"),
+    (
+        "generator-bit-255",
+        with_bit_255(GENERATOR),
+        1,
+        "B with bit 255 set: s >= 2^255 > p; a decoder that masks bit 255 reads B",
+    ),
+    ("identity", "00" * 32, None, "the identity: decodes, but is no valid point (a proof element may be it)"),
+    ("identity-bit-255", with_bit_255("00" * 32), 1, "the identity with bit 255 set (00..80): s = 2^255 >= p"),
+    ("identity-as-p", field_hex(P), 1, "s = p, a non-canonical spelling of the identity (0 mod p)"),
+    (
+        "non-canonical-even",
+        field_hex(P + 6),
+        1,
+        "s = p + 6 >= p: even, and 6 is a valid encoding, so only the comparison with p refuses it",
+    ),
+    ("short", GENERATOR[:62], 1, "31 bytes"),
+    ("negative-one", field_hex(1), 2, "s = 1: IS_NEGATIVE(s)"),
+    (
+        "negative-generator-root",
+        field_hex(P - int.from_bytes(bytes.fromhex(GENERATOR), "little")),
+        2,
+        "s = p - s(B): the other root, odd, so IS_NEGATIVE(s)",
+    ),
+]
+
+# RFC 9496 Appendix A.2, "Invalid encodings", by group, with the step of section 4.3.1 that refuses them.
+RFC9496_INVALID: list[tuple[str, int, list[str]]] = [
+    (
+        "non-canonical field encoding",
+        1,
+        [
+            "00ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+            "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+            "f3ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+            "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        ],
+    ),
+    (
+        "negative field element",
+        2,
+        [
+            "0100000000000000000000000000000000000000000000000000000000000000",
+            "01ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+            "ed57ffd8c914fb201471d1c3d245ce3c746fcbe63a3679d51b6a516ebebe0e20",
+            "c34c4e1826e5d403b78e246e88aa051c36ccf0aafebffe137d148a2bf9104562",
+            "c940e5a4404157cfb1628b108db051a8d439e1a421394ec4ebccb9ec92a8ac78",
+            "47cfc5497c53dc8e61c91d17fd626ffb1c49e2bca94eed052281b510b1117a24",
+            "f1c6165d33367351b0da8f6e4511010c68174a03b6581212c71c0e1d026c3c72",
+            "87260f7a2f12495118360f02c26a470f450dadf34a413d21042b43b9d93e1309",
+        ],
+    ),
+    (
+        "non-square x^2",
+        4,
+        [
+            "26948d35ca62e643e26a83177332e6b6afeb9d08e4268b650f1f5bbd8d81d371",
+            "4eac077a713c57b4f4397629a4145982c661f48044dd3f96427d40b147d9742f",
+            "de6a7b00deadc788eb6b6c8d20c0ae96c2f2019078fa604fee5b87d6e989ad7b",
+            "bcab477be20861e01e4a0e295284146a510150d9817763caf1a6f4b422d67042",
+            "2a292df7e32cababbd9de088d1d1abec9fc0440f637ed2fba145094dc14bea08",
+            "f4a9e534fc0d216c44b218fa0c42d99635a0127ee2e53c712f70609649fdff22",
+            "8268436f8c4126196cf64b3c7ddbda90746a378625f9813dd9b8457077256731",
+            "2810e5cbc2cc4d4eece54f61c6f69758e289aa7ab440b3cbeaa21995c2f4232b",
+        ],
+    ),
+    (
+        "negative xy",
+        4,
+        [
+            "3eb858e78f5a7254d8c9731174a94f76755fd3941c0ac93735c07ba14579630e",
+            "a45fdc55c76448c049a1ab33f17023edfb2be3581e9c7aade8a6125215e04220",
+            "d483fe813c6ba647ebbfd3ec41adca1c6130c2beeee9d9bf065c8d151c5f396e",
+            "8a2e1d30050198c65a54483123960ccc38aef6848e1ec8f5f780e8523769ba32",
+            "32888462f8b486c68ad7dd9610be5192bbeaf3b443951ac1a8118419d9fa097b",
+            "227142501b9d4355ccba290404bde41575b037693cef1f438c47f8fbf35d1165",
+            "5c37cc491da847cfeb9281d407efc41e15144c876e0170b499a96a22ed31e01e",
+            "445425117cb8c90edcbc7c1cc0e74f747f2c1efa5630a967c64f287792a48a4b",
+        ],
+    ),
+    ("s = -1, which gives y = 0", 4, ["ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"]),
+]
+
+
+def decoding_case(name: str, hex_: str, step: int | None, why: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "hex": hex_,
+        "refused_at_step": step,
+        "decodes": step is None,
+        "valid_point": step is None and hex_ != "00" * 32,
+        "why": why,
+    }
+
+
+def build_ristretto_decoding() -> dict[str, Any]:
+    invalid = [
+        decoding_case(f"rfc9496-a2-{n}", hex_, step, kind)
+        for n, (kind, step, hex_) in enumerate(
+            (kind, step, hex_) for kind, step, encodings in RFC9496_INVALID for hex_ in encodings
+        )
+    ]
+    return {
+        "name": "ristretto-decoding",
+        "description": "Which byte strings a received point may be (DEAL.md section 1). RFC 9496 section 4.3.1 "
+        "(Decode): step 1, the string is 32 bytes and its little-endian integer s is < p = 2^255 - 19 (bit 255 is "
+        "not masked); step 2, s is not negative (s is even); steps 3 and 4, the square root exists, t is not "
+        "negative and y is not 0. decodes: the RFC's decoding accepts it (what a proof element must do; it may be "
+        "the identity). valid_point: it decodes and is not the identity (what a deck point, Gamma and a lock "
+        "commitment X must do). refused_at_step: the first step that refuses it. A deck point that is not a valid "
+        "point is invalid-point; a proof element that does not decode makes the proof malformed "
+        "(bad-shuffle-proof, bad-lock-proof). The libsodium that rbcl 1.1 bundles ignores bit 255: it accepts "
+        "generator-bit-255 and identity-bit-255.",
+        "p": field_hex(P),
+        "cases": [decoding_case(*case) for case in DECODING_CASES],
+        "rfc9496_invalid": invalid,
+    }
+
+
 def build_all() -> dict[str, dict[str, Any]]:
     built = {name: build_deal(name) for name in SCENARIOS}
     built["deal-proofs"] = build_proofs()
     built["deal-card-points"] = build_card_points()
     built["deal-coin"] = build_coin()
+    built["ristretto-decoding"] = build_ristretto_decoding()
     return built
 
 
@@ -341,7 +478,7 @@ def dump(data: dict[str, Any]) -> str:
 
 def test_every_vector_file_is_reproduced_byte_for_byte() -> None:
     built = build_all()
-    on_disk = sorted(path.stem for path in VECTORS.glob("deal-*.json"))
+    on_disk = sorted(path.stem for pattern in ("deal-*.json", "ristretto-*.json") for path in VECTORS.glob(pattern))
     assert on_disk == sorted(built)
     for name, data in built.items():
         stored = json.loads((VECTORS / f"{name}.json").read_text())
