@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.resume import resume_as_guest, resume_as_host
-from p2p_koikoi.net.runner import MatchReport, Player, run_match
+from p2p_koikoi.net.runner import MatchReport, Player, default_action, run_match
 from p2p_koikoi.net.tcp import Address, Dropped, dial_raw, listen_raw
 from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.record.writer import RecordWriter
@@ -33,6 +33,8 @@ from p2p_koikoi.wire import RemoteProtocolError
 __all__ = ["GRACE", "Reconnect", "can_resume", "play_on"]
 
 GRACE = RECONNECTING.reconnect_grace
+RESUME_FLOOR = 5.0  # seconds a peer past its patience still gets to come back and answer a claim
+_ALONE_MOVES = 16  # the most decisions in a row one seat can owe (a play, a take, a Koi-Koi call, ...)
 BACKOFF = (0.25, 0.5, 1.0, 2.0, 4.0)
 
 
@@ -93,18 +95,30 @@ async def _come_back(
     session: MatchSession,
     identity: Ed25519PrivateKey,
     say: Callable[[str], None],
-    lost_at: float | None,
+    give_up_at: float,
 ) -> FramedChannel | None:
-    """A new connection to the peer, resumed; None when the grace ran out first. The grace runs from
-    ``lost_at`` (when the peer was last heard), or from now after a crash (``koikoi resume``)."""
-    if lost_at is None:
-        say(f"Waiting for the opponent to come back (up to {plan.grace:g} s)...")
-        lost_at = trio.current_time()
-    with trio.move_on_at(lost_at + plan.grace if plan.grace > 0 else math.inf):
+    """A new connection to the peer, resumed; None when ``give_up_at`` (Trio time) came first."""
+    if give_up_at == math.inf:
+        say("Waiting for the opponent to come back...")
+    else:
+        say(f"Waiting for the opponent to come back (up to {max(0, give_up_at - trio.current_time()):.0f} s)...")
+    with trio.move_on_at(give_up_at):
         if plan.seat == 1:
             return await _guest_again(plan, session, identity)
         return await _host_again(plan, session, identity, say)
     return None
+
+
+def _give_up_at(plan: Reconnect, session: MatchSession, floor: FloorClock, lost_at: float | None) -> float:
+    """When to stop waiting for the peer: the reconnect grace from when it was last heard (from now after a
+    crash), and no later than the end of its patience when it owes the next entry: that patience counts
+    across every drop and resume, so dropping the connection again and again buys it nothing."""
+    start = trio.current_time() if lost_at is None else lost_at
+    give_up = start + plan.grace if plan.grace > 0 else math.inf
+    if session.waiting is Waiting.PEER:
+        patience = plan.timing.peer_patience(session.turn_limit, session.peer_decides)
+        give_up = min(give_up, max(floor.deadline(len(session.chain.entries), patience), start + RESUME_FLOOR))
+    return give_up
 
 
 async def play_on(
@@ -131,9 +145,11 @@ async def play_on(
     floor = FloorClock()  # a peer that reconnects does not get its decision time again
     while True:
         if channel is None:
-            channel = await _come_back(plan, session, identity, say, lost_at)
+            channel = await _come_back(plan, session, identity, say, _give_up_at(plan, session, floor, lost_at))
             if channel is None:
-                return counted(await _abandon(session, player, record, plan))
+                return counted(await _give_up(session, player, record, plan))
+            if session.waiting is Waiting.PEER:
+                floor.resumed(len(session.chain.entries))
             say("Connection back; the match goes on.")
         try:
             report = await run_match(
@@ -155,12 +171,23 @@ async def play_on(
         channel = None
 
 
-async def _abandon(session: MatchSession, player: Player, record: RecordWriter | None, plan: Reconnect) -> MatchReport:
-    """The peer did not come back in time: our signed claim ends the run; the match stays resumable, so
-    the secret beside the record stays too."""
-    session.peer_vanished(f"the opponent did not come back within {plan.grace:g} s")
+async def _give_up(session: MatchSession, player: Player, record: RecordWriter | None, plan: Reconnect) -> MatchReport:
+    """The peer did not come back in time. Silence loses (SPEC.md section 6): what we owe is written first
+    (the game's move for a decision, as when a time limit runs out), then our signed claim of the peer's
+    silence wins the match for us, marked as claimed. A guest that had not accepted the rules declines."""
+    text = f"the opponent did not come back within {plan.grace:g} s"
+    if session.waiting is Waiting.ACCEPT:
+        session.decline("the host was gone before the rules were accepted")
+    for _ in range(_ALONE_MOVES):
+        if session.waiting is not Waiting.MOVE:
+            break
+        session.submit(default_action(session.legal_actions()))
+    session.peer_vanished(text)
     if record is not None:
         record.sync(session.chain.entries)
         record.commit()
+        if not can_resume(session):
+            record.forget_secret()
     await player.notify(session.take_events())
-    return MatchReport("peer-vanished", None, session.end_text, 0, 0, len(session.chain.entries))
+    ended = str(session.ended_by or "disconnected")
+    return MatchReport(ended, None, session.end_text, 0, 0, len(session.chain.entries))

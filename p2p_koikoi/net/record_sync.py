@@ -48,6 +48,8 @@ class RecordFile(Protocol):
 
     def note(self, reason: str, blame: int | None, text: str, evidence: bytes = b"") -> None: ...
 
+    def withdraw(self, place: int) -> None: ...
+
 
 def reveals_secret(signed: SignedEntry) -> bool:
     """Whether this entry gives away a secret: a ``deal`` entry whose message is a Reveal (a round's
@@ -99,6 +101,13 @@ class RecordSync:
         self._handed = len(entries)
         record = self.record
         self._jobs.put(lambda: record.write(batch))
+
+    def withdraw(self, place: int) -> None:
+        """Our entries from ``place`` on were withdrawn (a crossing goodbye took their place)."""
+        if self.record is not None and place < self._handed:
+            record = self.record
+            self._handed = place
+            self._jobs.put(lambda: record.withdraw(place))
 
     def note(self, reason: str, blame: int | None, text: str, evidence: bytes = b"") -> None:
         """A finding (a cheat, a broken connection), written after the entries pushed before it."""

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import inspect
 import math
 from collections.abc import Awaitable, Callable
@@ -57,10 +58,22 @@ from p2p_koikoi.engine import AnyAction, CallStop, MatchContext, Round, RuleSet
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.record_sync import RecordFile, RecordSync
 from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
+from p2p_koikoi.referee.endings import INTEGRITY_REASONS
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
 from p2p_koikoi.wire import Frame, Ping, Pong, RemoteProtocolError, SignedEntry
 
-__all__ = ["Leaving", "MatchReport", "Notice", "Player", "PlayerQuit", "Timing", "Watching", "run_match"]
+__all__ = [
+    "ClaimChoice",
+    "Claiming",
+    "Leaving",
+    "MatchReport",
+    "Notice",
+    "Player",
+    "PlayerQuit",
+    "Timing",
+    "Watching",
+    "run_match",
+]
 
 T = TypeVar("T")
 Notice = Callable[[str], None]
@@ -114,6 +127,22 @@ def _countdown(player: Player) -> _Countdown | None:
     except (TypeError, ValueError):
         return None
     return cast(_Countdown, player.choose) if takes else None
+
+
+class ClaimChoice(enum.Enum):
+    """What the waiting player does about a peer that owes the next entry and stays silent."""
+
+    CLAIM = "claim"  # win the match by the peer's silence (a claim it may still refute)
+    WAIT = "wait"  # give it another patience
+    ADJOURN = "adjourn"  # leave the match to be taken up later: nobody wins
+
+
+@runtime_checkable
+class Claiming(Protocol):
+    """A player who is asked before a claim of the peer's silence (a person at the table): ``offer_claim``
+    gets what happened and the Trio time by which to answer (no answer claims)."""
+
+    async def offer_claim(self, text: str, deadline: float) -> ClaimChoice: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,9 +232,10 @@ class _Run:
             if self.quit_requested is not None:
                 nursery.start_soon(self.quit_watch, self.quit_requested)
             await self.driver()
+            while await self.refuted_within(self.timing.claim_linger):
+                await self.driver()
             await self.flush()
             nursery.cancel_scope.cancel()
-        self.floor.pause()
         await self.player.notify(self.session.take_events())
         self.records.push(self.session.chain.entries)
 
@@ -243,6 +273,20 @@ class _Run:
         if self.session.waiting is Waiting.DONE and self.choosing is not None:
             self.choosing.cancel()
 
+    async def refuted_within(self, seconds: float) -> bool:
+        """After our claim of the peer's silence, stay on the connection a while: a peer that is there
+        answers at once, which voids the claim, and the match goes on (True)."""
+        session = self.session
+        end = session.ending
+        if self.lost is not None or end is None or not end.claimed or end.seat != session.seat:
+            return False
+        self.wake = trio.Event()
+        with trio.move_on_after(seconds):
+            while session.waiting is Waiting.DONE and self.lost is None:
+                await self.wake.wait()
+                self.wake = trio.Event()
+        return session.waiting is not Waiting.DONE
+
     async def quit_watch(self, quit_requested: trio.Event) -> None:
         await quit_requested.wait()
         self.poke()
@@ -257,10 +301,7 @@ class _Run:
                 self.connection_lost(str(exc))
                 return
             except RemoteProtocolError as exc:
-                if self.reconnect and exc.reason == "truncated-frame":
-                    self.connection_lost(str(exc))  # a frame cut by a dropped connection proves nothing
-                else:
-                    self.fail(exc)
+                self.fault(exc)
                 return
             self.heard()
             if not await self.take(frame):
@@ -280,9 +321,9 @@ class _Run:
         if isinstance(frame, Pong):
             return True
         if not isinstance(frame, SignedEntry):
-            self.fail(RemoteProtocolError("bad-frame", "a second hello in the match"))
+            self.fault(RemoteProtocolError("bad-frame", "a second hello in the match"))
             return False
-        if self.session.waiting is Waiting.DONE:
+        if self.session.waiting is Waiting.DONE and not self.session.ending_refutable:
             return False
         return self.take_entry(frame)
 
@@ -291,26 +332,35 @@ class _Run:
         try:
             session.receive(signed)
         except RemoteProtocolError as exc:
+            self.record_withdrawals()
             self.records.push(session.chain.entries)
+            if exc.reason in INTEGRITY_REASONS:
+                self.fault(exc, signed.data + signed.signature)
+                return False
             evidence = b"" if _in_chain(session, signed) else signed.data + signed.signature
             self.records.note(exc.reason, exc.blame, str(exc), evidence)
             self.poke()
             return False
+        self.record_withdrawals()
         self.records.push(session.chain.entries)
         self.poke()
         return True
 
-    def fail(self, exc: RemoteProtocolError) -> None:
-        """Bad bytes from the peer, outside any entry: the match is the peer's, with a note saying why."""
-        session = self.session
-        if session.failure is None and session.waiting is not Waiting.DONE:
-            session.failure = exc
-            session.peer_vanished(str(exc))
-        self.records.note(exc.reason, exc.blame, str(exc))
-        self.poke()
+    def record_withdrawals(self) -> None:
+        """Our entries a crossing goodbye displaced stay in the record, followed by a note withdrawing them."""
+        for place in self.session.take_withdrawals():
+            self.records.withdraw(place)
+
+    def fault(self, exc: RemoteProtocolError, evidence: bytes = b"") -> None:
+        """Bad bytes from the peer (a garbage frame, a codec fault, an entry badly signed or linked): a broken
+        connection, never an ending on its own (SPEC.md section 7). The record notes what came; the
+        connection closes, and the match waits for the peer as after any drop."""
+        self.records.note(exc.reason, exc.blame, str(exc), evidence)
+        self.connection_lost(f"the peer sent bad bytes ({exc.reason}): {exc}")
 
     def connection_lost(self, text: str) -> None:
-        """With reconnect, the run ends and the match waits to go on; without, the peer has vanished."""
+        """With reconnect, the run ends and the match waits to go on; without, the peer is gone for good:
+        a claim of its silence when it owes the next entry (see :meth:`wait_for_peer` when we owe it)."""
         if self.lost is None:
             self.lost = text
             if self.reconnect and not self.silent and self.session.waiting is not Waiting.DONE:
@@ -397,17 +447,40 @@ class _Run:
                 await self.decide_move()
 
     async def wait_for_peer(self) -> None:
-        """Sleep until woken, or claim against the peer once it held the floor past its patience."""
+        """Sleep until woken, or, once the peer held the floor past its patience (counted across every
+        connection of the match), offer our player the claim of its silence; a peer that is gone for good
+        is claimed against at once."""
         session = self.session
         decides = session.peer_decides
         patience = self.timing.peer_patience(session.turn_limit, decides)
-        with trio.move_on_at(self.floor.deadline(len(session.chain.entries), patience)):
-            await self.wake.wait()
-            return
-        if decides:
-            session.peer_stalled(f"the peer did not decide within {patience:g} s")
+        if self.lost is None:
+            with trio.move_on_at(self.floor.deadline(len(session.chain.entries), patience)):
+                await self.wake.wait()
+                return
+        why = "took no protocol step"
+        if self.lost is not None:
+            why = f"is gone ({self.lost})"
+        elif decides:
+            why = f"did not decide within {patience:g} s"
+        choice = await self.offer_claim(f"the opponent {why}")
+        if choice is ClaimChoice.WAIT:
+            self.floor.extend(patience)
+        elif choice is ClaimChoice.ADJOURN:
+            session.adjourn(f"adjourned: the opponent {why}")
+        elif decides and self.lost is None:
+            session.peer_stalled(f"the opponent {why}")
         else:
-            session.peer_vanished(f"the peer did not take its protocol step within {patience:g} s")
+            session.peer_vanished(f"the opponent {why}")
+
+    async def offer_claim(self, text: str) -> ClaimChoice:
+        """Our player's choice, when the peer owes and is silent: claim the match, wait on, or adjourn. A bot,
+        or a person who answers nothing within ``claim_countdown`` seconds, claims."""
+        offer = self.player.offer_claim if isinstance(self.player, Claiming) else None
+        if offer is None:
+            return ClaimChoice.CLAIM
+        deadline = trio.current_time() + self.timing.claim_countdown
+        choice = await self.ask(lambda: offer(text, deadline), deadline)
+        return ClaimChoice.CLAIM if choice is None else choice
 
     async def ask(self, question: Callable[[], Awaitable[T]], deadline: float = math.inf) -> T | None:
         """The player's answer; None when the deadline passed or the match ended first."""

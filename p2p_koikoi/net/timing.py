@@ -27,6 +27,10 @@ the table must not end it either. The figures:
 - ``reconnect_grace`` 60 s: how long a lost peer may take to come back, counted
   from the first silent moment, before the match is left abandoned (it can
   still be resumed later with ``koikoi resume``).
+- ``claim_countdown`` 10 s: how long our player is offered the claim of a silent peer's match (claim,
+  wait on, adjourn) before the program claims for it.
+- ``claim_linger`` 10 s: after our claim, how long we stay on a live connection for the peer's answer; a
+  peer that is there answers at once (its owed entry, or ``here``), which voids the claim, and play goes on.
 - ``linger`` 2 s: at the end of a match we send our EOF and read on until the
   peer's, for up to this long, so closing never resets a connection whose last
   entry the peer has not read yet (a ping of the peer's meeting a closed socket
@@ -44,7 +48,7 @@ from dataclasses import dataclass
 
 import trio
 
-__all__ = ["DEFAULT_TURN_LIMIT", "RECONNECTING", "FloorClock", "Timing"]
+__all__ = ["DEFAULT_TURN_LIMIT", "MAX_RESUMES", "RECONNECTING", "FloorClock", "Timing"]
 
 DEFAULT_TURN_LIMIT = 90
 
@@ -59,6 +63,8 @@ class Timing:
     step_deadline: float = 60.0
     turn_grace: float = 10.0
     reconnect_grace: float = 60.0
+    claim_countdown: float = 10.0
+    claim_linger: float = 10.0
     linger: float = 2.0
 
     def peer_patience(self, turn_limit: int, decides: bool) -> float:
@@ -73,30 +79,40 @@ class Timing:
 RECONNECTING = Timing(dead_after=5.0)
 
 
-class FloorClock:
-    """How long the peer has held the floor at one point of the chain, over every connection of the match.
+MAX_RESUMES = 3  # resumes the seat that owes an entry may take before that entry: cycling buys nothing
 
-    A peer that drops the connection before its time is up must not get its whole time again on the
-    next one (it could stall forever, a minute at a time): the time it held the floor on earlier
-    connections counts. The time with no connection does not (nobody could write then).
+
+class FloorClock:
+    """How long the peer has owed the entry at one point of the chain, over every connection of the match.
+
+    The time counts whether or not a connection is up: a peer that drops and resumes again and again
+    must not get its patience again each time (reconnect cycling), and a peer that is gone is as silent
+    as one that is there and writes nothing. ``resumes`` counts the connections made while it owed this
+    entry; past :data:`MAX_RESUMES`, its patience is spent.
     """
 
     def __init__(self) -> None:
-        self.length = -1  # the chain's length when the peer took the floor
-        self.used = 0.0  # seconds held on earlier connections
-        self.since: float | None = None  # when the current connection's share began, None between connections
+        self.length = -1  # the chain's length when the peer began to owe
+        self.since = 0.0  # when it began to owe (Trio time)
+        self.resumes = 0  # connections made again since then
+
+    def _at(self, length: int) -> None:
+        if length != self.length:
+            self.length, self.since, self.resumes = length, trio.current_time(), 0
 
     def deadline(self, length: int, patience: float) -> float:
-        """The Trio time at which the peer, holding the floor at chain length ``length``, is past ``patience``."""
-        now = trio.current_time()
-        if length != self.length:
-            self.length, self.used, self.since = length, 0.0, now
-        elif self.since is None:
-            self.since = now
-        return self.since - self.used + patience
+        """The Trio time at which the peer, owing at chain length ``length``, is past ``patience``."""
+        self._at(length)
+        if self.resumes > MAX_RESUMES:
+            return self.since
+        return self.since + patience
 
-    def pause(self) -> None:
-        """The connection is gone: keep the time held so far for the next one."""
-        if self.since is not None:
-            self.used += trio.current_time() - self.since
-            self.since = None
+    def resumed(self, length: int) -> None:
+        """A connection was made again while the peer owed at chain length ``length``."""
+        self._at(length)
+        self.resumes += 1
+
+    def extend(self, seconds: float) -> None:
+        """Our player chose to wait on: the peer has this much longer, however often it came back."""
+        self.since = trio.current_time() - seconds if self.resumes > MAX_RESUMES else self.since + seconds
+        self.resumes = 0

@@ -40,22 +40,20 @@ def whole_frames_length(data: bytes) -> int:
     return position
 
 
-def entries_length(data: bytes, entries: int) -> int:
-    """How many leading bytes of ``data`` hold the header and its first ``entries`` entry frames: where a
-    resumed match that took back its own last claim goes on writing."""
-    position = 0
-    seen = 0
-    while position + 4 <= len(data):
-        length = int.from_bytes(data[position : position + 4], "big")
-        if length == 0 or position + 4 + length > len(data):
-            break
-        body = data[position + 4 : position + 4 + length]
-        is_entry = body[:7] == b"\x93\xa5entry"  # ["entry", data, signature]
-        if is_entry and seen == entries:
-            break
-        seen += is_entry
-        position += 4 + length
-    return position
+WITHDRAWN = "withdrawn"  # the reason of the note that withdraws the entries before it from a place on
+
+
+def withdrawal_note(place: int) -> list[object]:
+    """The note frame that withdraws every entry from chain position ``place`` on (RECORD.md section 2)."""
+    text = f"entries from {place} on crossed the other seat's goodbye and were withdrawn"
+    return ["note", WITHDRAWN, -1, text, place.to_bytes(4, "big")]
+
+
+def withdrawn_place(reason: str, evidence: bytes) -> int | None:
+    """The place a ``withdrawn`` note names, or None for any other note."""
+    if reason != WITHDRAWN or len(evidence) != 4:
+        return None
+    return int.from_bytes(evidence, "big")
 
 
 def read_secret(path: Path) -> bytes:

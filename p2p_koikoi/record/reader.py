@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from p2p_koikoi.record.format import FORMAT_VERSION
+from p2p_koikoi.record.format import FORMAT_VERSION, withdrawn_place
 from p2p_koikoi.wire import MAX_FRAME, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.codec import unpack
 
@@ -137,6 +137,7 @@ class Record:
     entries: list[SignedEntry] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     items: list[SignedEntry | Note] = field(default_factory=list)  # entries and notes in file order
+    withdrawn: list[SignedEntry] = field(default_factory=list)  # entries a ``withdrawn`` note took back
     unreadable: UnreadableEntry | None = None
     ending: Ending = field(default_factory=lambda: Ending("complete", 0))
 
@@ -194,6 +195,12 @@ class RecordBuilder(RecordVisitor[Record]):
 
     def visit_note(self, note: Note) -> None:
         record = self._kept()
+        place = withdrawn_place(note.reason, note.evidence)
+        if place is not None:  # the writer's entries from there on were displaced by a crossing goodbye
+            gone = record.entries[place:]
+            record.withdrawn.extend(gone)
+            del record.entries[place:]
+            record.items = [item for item in record.items if not any(item is g for g in gone)]
         record.notes.append(note)
         record.items.append(note)
 
@@ -316,6 +323,9 @@ def _frame(visitor: RecordVisitor[T], body: bytes, entries: int, number: int) ->
             isinstance(reason, str) and blame in (-1, 0, 1) and isinstance(text, str) and isinstance(evidence, bytes)
         ):
             raise RemoteProtocolError("bad-frame", "a malformed note")
+        place = withdrawn_place(reason, evidence)
+        if place is not None and place > entries:
+            raise RemoteProtocolError("bad-frame", f"a note withdraws entries from {place} on, but {entries} were read")
         visitor.visit_note(Note(reason, None if blame == -1 else blame, text, evidence))
-        return entries, None
+        return (entries if place is None else place), None
     raise RemoteProtocolError("bad-frame", f"unknown record frame {str(value[0])[:20]!r}")

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from p2p_koikoi.record.format import FORMAT_VERSION, SUFFIX, entries_length, secret_path, whole_frames_length
+from p2p_koikoi.record.format import FORMAT_VERSION, SUFFIX, secret_path, whole_frames_length, withdrawal_note
 from p2p_koikoi.record.identity_names import short_fingerprint
 from p2p_koikoi.wire import SignedEntry, encode_frame
 from p2p_koikoi.wire.codec import pack
@@ -92,12 +92,18 @@ class RecordWriter:
         self._frame(["note", reason[:60], -1 if blame is None else blame, text[:400], evidence[:60_000]])
         self.commit()
 
+    def withdraw(self, place: int) -> None:
+        """Our entries from ``place`` on were displaced by a crossing ``goodbye`` (SPEC.md section 6): they
+        stay in the file, and a ``withdrawn`` note after them tells a reader to drop them from the chain."""
+        self._frame(withdrawal_note(place))
+        self.written = place
+
     @classmethod
     def reopen(cls, path: Path, entries: int, *, secret: bytes | None = None) -> RecordWriter:
-        """Append to an existing record after its first ``entries`` entries, after cutting off any half
-        frame a crash left at its end (and an own claim the resumed match took back)."""
+        """Append to an existing record whose chain holds ``entries`` entries, after cutting off any half
+        frame a crash left at its end."""
         data = path.read_bytes()
-        keep = min(whole_frames_length(data), entries_length(data, entries))
+        keep = whole_frames_length(data)
         writer = cls(path.parent, lambda: path.name, seat=0)
         writer.path = path
         writer._file = open(path, "r+b")  # noqa: SIM115 - kept open for the whole match

@@ -1,40 +1,62 @@
-"""How a ``goodbye`` ends a match: the one ruling every observer applies (RECORD.md section 6).
+"""How a ``goodbye`` ends a match: the rules, stated once as data, and the pure function that applies them.
 
-A claim that proves nothing gives nothing:
+Every observer (both live seats and ``koikoi verify``) rules a ``goodbye`` with
+:func:`rule_goodbye`, which returns a decision; only the referee applies it to its
+own state (h11's rule: only the state machine writes its state). ``owed`` is the
+seat that held the floor when the goodbye was written: the seat the match was
+waiting on. The rules, first match wins (:data:`ENDING_RULES`; SPEC.md section 6
+prints the same table, and ``tests/test_spec_tables.py`` holds the two together):
 
-- ``quit`` (or any word we do not know): its author leaves, and after ``accept``
-  that is a forfeit at every stage; the other seat wins.
-- ``peer-gone`` or ``stalled`` ("the other vanished", "the other held its
-  decision past the time limit"): if the claimer itself held the floor, the
-  claim is its own abandonment, a forfeit. Otherwise the match is *abandoned*:
-  nobody wins, the claimer and the seat that owed the next entry are named, and
-  either player may take it up again later (``koikoi resume``); the next entry,
-  if one ever comes, lifts the claim.
-- ``violation:REASON`` carries the accuser's secret for the deal in progress
-  (``evidence.py``). If the referee caught the other seat itself, or the
-  evidence shows the other seat at fault, that seat loses. If the claim is about
-  bytes that never joined the chain (a bad signature or link), the record cannot
-  decide: *disputed*. Otherwise the claim is baseless, and the accuser forfeits.
-- ``match-over`` closes a match the count has decided (two of them end it); one
-  written before is a quit.
+=====================  ====================================================  ===========  =========
+rule                   when                                                  ending       loser
+=====================  ====================================================  ===========  =========
+caught                 the reader's own referee caught the other seat        violation    other
+counted                the count had already decided the match               finished     the count
+declined               before the guest accepted the rules                   declined     nobody
+integrity-accusation   ``violation:R``, R a fault in bytes that never        forfeit      writer
+                       joined the chain (no evidence can exist)
+accusation             ``violation:R``, any other R                          checked with the evidence
+claim                  ``peer-gone``/``stalled`` by the seat that waited     silence      owed
+concession             ``peer-gone``/``stalled`` by the seat that owed       forfeit      writer
+adjourn                ``adjourn`` by the seat that waited                   adjourned    nobody
+quit                   ``quit``, ``adjourn`` by the seat that owed, any      forfeit      writer
+                       other word
+=====================  ====================================================  ===========  =========
+
+A claim of the other's silence is about time, which one copy cannot prove
+(Cleve, STOC 1986: two parties cannot have complete fairness against one that
+aborts). So it stays open: the accused refutes it with any entry chained after
+it (its owed entry, or ``here``), and the match goes on. An adjournment is lifted
+by the next entry, whoever writes it. Everything else is final.
+
+>>> [rule.name for rule in ENDING_RULES][:3]
+['caught', 'counted', 'declined']
+>>> rule_goodbye(Goodbye(author=1, claim=Claim.PEER_GONE, reason="", owed=0)).ending
+<Ending.SILENCE: 'silence'>
+>>> rule_goodbye(Goodbye(author=0, claim=Claim.PEER_GONE, reason="", owed=0)).loser
+<Loser.WRITER: 'writer'>
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
-from p2p_koikoi.engine import Match, MatchOutcome, MatchPhase
-from p2p_koikoi.referee.events import Claim, Ending, MatchEnd
-from p2p_koikoi.referee.findings import Finding
-from p2p_koikoi.referee.table import Stage
+from p2p_koikoi.referee.events import Claim, Ending
 
-if TYPE_CHECKING:
-    from p2p_koikoi.referee.referee import Referee
+__all__ = [
+    "ENDING_RULES",
+    "INTEGRITY_REASONS",
+    "Accusation",
+    "EndingRule",
+    "Goodbye",
+    "Loser",
+    "rule_goodbye",
+]
 
-__all__ = ["INTEGRITY_REASONS", "Accusation", "on_goodbye"]
-
-# Faults in bytes that never join the chain: a third party cannot see them.
+# Faults in bytes that never join the chain: nobody but the receiver ever saw them, so no evidence can
+# exist. A live seat treats them as a broken connection (SPEC.md section 7), never as an ending; an
+# accusation naming one proves nothing and is its writer's forfeit.
 INTEGRITY_REASONS = frozenset(
     {
         "bad-signature",
@@ -46,13 +68,100 @@ INTEGRITY_REASONS = frozenset(
         "bad-frame",
         "bad-body",
         "bad-kind",
+        "bad-entry",
         "bad-version",
         "not-canonical-entry",
         "frame-too-large",
+        "empty-frame",
+        "truncated-frame",
+        "bad-msgpack",
+        "not-canonical",
+        "bad-type",
+        "too-deep",
+        "too-large",
+        "data-after-eof",
         "out-of-turn",
         "desync",
     }
 )
+
+
+class Loser(enum.StrEnum):
+    """Who a rule makes lose the match."""
+
+    OTHER = "other"  # the seat the writer accused or caught
+    WRITER = "writer"  # the goodbye's own writer
+    OWED = "owed"  # the seat that owed the next entry and stayed silent
+    COUNT = "count"  # nobody by this goodbye: the count already decided
+    NOBODY = "nobody"
+    EVIDENCE = "evidence"  # the accuser's evidence decides: the accused, or the accuser if it shows nothing
+
+
+@dataclass(frozen=True, slots=True)
+class EndingRule:
+    """One row of the endings table: its name, when it applies (in words), the ending and who loses."""
+
+    name: str
+    when: str
+    ending: Ending
+    loser: Loser
+
+
+ENDING_RULES: tuple[EndingRule, ...] = (
+    EndingRule("caught", "the reader's own referee caught the other seat", Ending.VIOLATION, Loser.OTHER),
+    EndingRule("counted", "the count had already decided the match", Ending.FINISHED, Loser.COUNT),
+    EndingRule("declined", "before the guest accepted the rules", Ending.DECLINED, Loser.NOBODY),
+    EndingRule(
+        "integrity-accusation",
+        "`violation:R`, R a fault in bytes that never joined the chain",
+        Ending.FORFEIT,
+        Loser.WRITER,
+    ),
+    EndingRule("accusation", "`violation:R`, any other R", Ending.VIOLATION, Loser.EVIDENCE),
+    EndingRule("claim", "`peer-gone` or `stalled` by the seat that waited", Ending.SILENCE, Loser.OWED),
+    EndingRule("concession", "`peer-gone` or `stalled` by the seat that owed", Ending.FORFEIT, Loser.WRITER),
+    EndingRule("adjourn", "`adjourn` by the seat that waited", Ending.ADJOURNED, Loser.NOBODY),
+    EndingRule("quit", "`quit`, `adjourn` by the seat that owed, or any other word", Ending.FORFEIT, Loser.WRITER),
+)
+_BY_NAME = {rule.name: rule for rule in ENDING_RULES}
+
+
+@dataclass(frozen=True, slots=True)
+class Goodbye:
+    """What the rules look at in a ``goodbye``: its writer, its claim, and the match when it was written.
+
+    ``owed`` is the seat that held the floor (None when nobody did); ``caught_other`` says the reader's
+    own referee had already found the other seat at fault; ``counted`` that the count decided the match;
+    ``before_accept`` that the guest had not yet accepted the rules."""
+
+    author: int
+    claim: Claim
+    reason: str
+    owed: int | None
+    caught_other: bool = False
+    counted: bool = False
+    before_accept: bool = False
+
+
+def rule_goodbye(goodbye: Goodbye) -> EndingRule:
+    """The first rule of :data:`ENDING_RULES` that applies to ``goodbye``."""
+    claim = goodbye.claim
+    waited = goodbye.owed is not None and goodbye.owed != goodbye.author
+    if goodbye.caught_other:
+        name = "caught"
+    elif goodbye.counted:
+        name = "counted"
+    elif goodbye.before_accept:
+        name = "declined"
+    elif claim is Claim.VIOLATION:
+        name = "integrity-accusation" if goodbye.reason in INTEGRITY_REASONS else "accusation"
+    elif claim in (Claim.PEER_GONE, Claim.STALLED):
+        name = "claim" if waited else "concession"
+    elif claim is Claim.ADJOURN and waited:
+        name = "adjourn"
+    else:
+        name = "quit"
+    return _BY_NAME[name]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,66 +173,3 @@ class Accusation:
     reason: str
     text: str
     evidence: bytes | None = None
-
-
-def forfeit(referee: Referee, loser: int) -> MatchOutcome | None:
-    """The outcome when ``loser`` gives the match away (None before the guest accepted the rules)."""
-    match = referee.match
-    if match is not None:
-        return match.outcome if match.phase is MatchPhase.OVER else match.forfeit(loser)
-    if referee.rules is None or referee.stage in (Stage.MATCH, Stage.ACCEPT):
-        return None
-    return Match(referee.rules).forfeit(loser)
-
-
-def on_goodbye(referee: Referee, index: int, author: int, body: list[Any]) -> None:
-    """Rule on a ``goodbye`` outside the GOODBYE stage (it has joined the chain already)."""
-    claim, reason = Claim.parse(body[0])
-    text = body[1]
-    owed = _owed(referee)
-    finding = referee.finding
-    if finding is not None and finding.blame == 1 - author:
-        # This observer caught the other seat itself: the accusation only says so.
-        referee.finish(MatchEnd(Ending.VIOLATION, author, text, forfeit(referee, 1 - author), owed))
-        return
-    match = referee.match
-    if match is not None and match.phase is MatchPhase.OVER:
-        referee.finish(MatchEnd(Ending.FINISHED, author, text, match.outcome, owed))
-        return
-    if claim is Claim.VIOLATION:
-        evidence = body[2] if len(body) > 2 else None
-        _on_accusation(referee, Accusation(index, author, reason, text, evidence), owed)
-    elif claim in (Claim.PEER_GONE, Claim.STALLED) and owed is not None and owed != author:
-        referee.finish(MatchEnd(Ending.ABANDONED, author, text, None, owed))
-    elif referee.stage is Stage.ACCEPT and author == 1:
-        referee.finish(MatchEnd(Ending.DECLINED, author, text, None, owed))
-    else:
-        referee.finish(MatchEnd(Ending.FORFEIT, author, text, forfeit(referee, author), owed))
-
-
-def _owed(referee: Referee) -> int | None:
-    try:
-        return referee.floor()
-    except AssertionError:
-        return None
-
-
-def _on_accusation(referee: Referee, accusation: Accusation, owed: int | None) -> None:
-    from p2p_koikoi.referee.evidence import examine
-
-    accuser, accused = accusation.seat, 1 - accusation.seat
-    referee.accusation = accusation
-    if accusation.reason in INTEGRITY_REASONS:
-        referee.finish(MatchEnd(Ending.DISPUTED, accuser, accusation.text, None, owed))
-        return
-    finding = examine(referee, accusation)
-    if finding is not None and finding.blame == accused:
-        referee.finding = finding
-        referee.finish(MatchEnd(Ending.VIOLATION, accuser, accusation.text, forfeit(referee, accused), owed))
-        return
-    if finding is None:
-        what = f"seat {accuser} accused seat {accused} ({accusation.reason}), but the record"
-        what += " and the accuser's evidence" if accusation.evidence is not None else " (with no evidence)"
-        finding = Finding(accusation.entry, "baseless-accusation", what + " show nothing wrong", accuser)
-    referee.finding = finding
-    referee.finish(MatchEnd(Ending.FORFEIT, accuser, accusation.text, forfeit(referee, accuser), owed))

@@ -100,10 +100,12 @@ class Ending(enum.StrEnum):
 
     FINISHED = "finished"  # played out: both said goodbye, or the count settled it
     DECLINED = "declined"  # the guest refused the rules: no match
-    FORFEIT = "forfeit"  # ``seat`` lost by leaving: a quit, a claim while it owed the next entry,
+    FORFEIT = "forfeit"  # ``seat`` lost by leaving: a quit, a claim (or concession) while it owed the next entry,
     #                      or an accusation the record shows baseless
-    ABANDONED = "abandoned"  # nobody won: ``seat`` claimed the other vanished or stalled while
-    #                          ``owed`` held the floor; both can resume it later
+    SILENCE = "silence"  # ``owed`` went silent and loses: ``seat`` claimed it, a claim about time, which one
+    #                      copy cannot prove, so the accused may still refute it (``claimed``)
+    ADJOURNED = "adjourned"  # nobody won: ``seat``, waiting on ``owed``, left the match to be resumed later
+    ABANDONED = "abandoned"  # version 2 records only: a claim that the other vanished, nobody won
     VIOLATION = "violation"  # ``seat`` caught the other breaking a rule, and the record proves it
     DISPUTED = "disputed"  # ``seat`` accused the other of something the record cannot decide
     UNFINISHED = "unfinished"  # the entries stop before the match ended
@@ -115,6 +117,7 @@ class Claim(enum.StrEnum):
 
     MATCH_OVER = "match-over"
     QUIT = "quit"
+    ADJOURN = "adjourn"
     PEER_GONE = "peer-gone"
     STALLED = "stalled"
     VIOLATION = "violation"
@@ -153,9 +156,20 @@ class MatchEnd:
         return self.outcome.winner if self.outcome is not None else None
 
     @property
+    def claimed(self) -> bool:
+        """The ending rests on a claim about time (the other seat's silence), which one copy cannot prove:
+        the accused may still refute it with an entry chained after it."""
+        return self.how is Ending.SILENCE and self.seat is not None and self.seat != self.owed
+
+    @property
     def resumable(self) -> bool:
-        """An abandoned match can be taken up again (``koikoi resume``), by either player, at any time."""
-        return self.how is Ending.ABANDONED
+        """An adjourned match can be taken up again (``koikoi resume``), by either player, at any time."""
+        return self.how is Ending.ADJOURNED
+
+    @property
+    def refutable(self) -> bool:
+        """The next entry may still void this ending: an adjournment, or a claim of the other's silence."""
+        return self.resumable or self.claimed
 
 
 class MatchVisitor:

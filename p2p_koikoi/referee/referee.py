@@ -41,6 +41,7 @@ from p2p_koikoi.engine import (
     Exchange,
     IllegalActionError,
     Match,
+    MatchOutcome,
     MatchPhase,
     OutcomeKind,
     Phase,
@@ -48,6 +49,7 @@ from p2p_koikoi.engine import (
     Round,
     RoundResult,
     RuleSet,
+    Termination,
     first_dealer_by_draw,
     parse_rules,
 )
@@ -67,7 +69,9 @@ from p2p_koikoi.fairness import (
     parse_message,
 )
 from p2p_koikoi.referee import endings
+from p2p_koikoi.referee.endings import Loser
 from p2p_koikoi.referee.events import (
+    Claim,
     Ending,
     FirstDealerChoice,
     HikiAnswer,
@@ -76,6 +80,7 @@ from p2p_koikoi.referee.events import (
     MatchVisitor,
     PlayedRound,
 )
+from p2p_koikoi.referee.evidence import examine
 from p2p_koikoi.referee.findings import Finding, Violation
 from p2p_koikoi.referee.sides import CoinSide, DealSide, Knowledge
 from p2p_koikoi.referee.table import (
@@ -150,6 +155,8 @@ class Referee:
         self.accusation: endings.Accusation | None = None
         self.deal_start = 0  # the first entry of the deal in progress
         self._history_entries: list[int] = []  # the entry of each action in the round's history
+        self._owed_since = 0  # the chain length when the floor holder began to owe its next entry
+        self._objected_at = -1  # the ``_owed_since`` of the last objection (``here``)
         self._signed_by_us = False  # the entry being judged is one we have just signed
         self._entry = 0  # the entry being judged
         self._author = 0
@@ -163,7 +170,9 @@ class Referee:
 
     @property
     def over(self) -> bool:
-        return self.end is not None and not self.end.resumable
+        """The match has ended for good: no entry can follow (a claim of silence or an adjournment can be
+        answered, so it is not over)."""
+        return self.end is not None and not self.end.refutable
 
     def floor(self) -> int:
         """The seat that writes the next entry."""
@@ -219,14 +228,21 @@ class Referee:
                 self._check_integrity(index, signed)
             self._judge(signed)
         except Violation as exc:
-            self.finding = exc.finding
+            self._keep(exc.finding, index)
             raise
         except Exception as exc:
             finding = self._classify(exc)
             if finding is None:
                 raise
-            self.finding = finding
+            self._keep(finding, index)
             raise Violation(finding) from None
+
+    def _keep(self, finding: Finding, index: int) -> None:
+        """The first failure stops the match, except, for a live seat, a fault in bytes that never joined
+        the chain: those are a broken connection (SPEC.md section 7), and the chain goes on unharmed."""
+        live_fault = self.seat is not None and finding.reason in endings.INTEGRITY_REASONS
+        if not (live_fault and len(self.entries) == index):
+            self.finding = finding
 
     def prepare(self, author: int, kind: str, body: list[Any]) -> Entry:
         """The entry ``author`` (our seat) may sign next; :class:`LocalProtocolError` if it may not."""
@@ -247,21 +263,6 @@ class Referee:
             ):
                 raise LocalProtocolError(exc.reason, f"our own entry breaks a rule: {exc}") from None
             raise
-
-    def retract_claim(self, seat: int) -> bool:
-        """Take back ``seat``'s own abandonment claim at the end of the chain, before resuming: the other
-        seat may never have received it (a lost link is when claims are made), and both may have claimed
-        at once. A claim changes nothing but the ending, so the match stands as before it. If the other
-        seat did receive it, it sends it back when resuming, and the very same bytes join again."""
-        end, last = self.end, self.entries[-1] if self.entries else None
-        if end is None or not end.resumable or last is None or last.entry.author != seat:
-            return False
-        if last.entry.kind != "goodbye":
-            return False
-        self.entries.pop()
-        self.head = self.entries[-1].digest if self.entries else self.match_id
-        self.end = None
-        return True
 
     def _answers_finding(self, signed: SignedEntry) -> bool:
         """After a violation only the accusation of the seat not to blame may follow."""
@@ -362,29 +363,57 @@ class Referee:
         entry, index = signed.entry, self._entry
         if self.over:
             _fail(index, "after-end", f"seat {entry.author} wrote after the match ended", entry.author)
+        claim_open = self.end is not None and self.end.claimed
+        if self.end is not None:  # a claim of silence or an adjournment: the next entry may void it
+            self._reopen_by(entry.author)
+        if entry.kind == "here":
+            if not claim_open:
+                _fail(index, "out-of-turn", "an objection where no claim of its writer's silence stands", entry.author)
+            self._check_state(index, entry)
+            self._take(signed)
+            self._on_objection(entry.author)
+            return
         if entry.kind == "goodbye" and not (self.stage is Stage.GOODBYE and entry.body[0] == "match-over"):
             self._take(signed)
-            endings.on_goodbye(self, index, entry.author, entry.body)
+            self._on_goodbye(index, entry.author, entry.body)
             return
-        if self.end is not None:  # an abandoned match taken up again
-            self._resume_after_claim()
         turn = self.floor()
         if entry.author != turn:
             text = f"entry {index} is seat {entry.author}'s, but seat {turn} has the floor"
             _fail(index, "out-of-turn", text, entry.author)
+        self._check_state(index, entry)
+        self._take(signed)
+        self._owed_since = index + 1
+        self._on_entry(entry.kind, entry.body)
+
+    def _check_state(self, index: int, entry: Entry) -> None:
         if not self._signed_by_us and entry.state != self.state_hash():  # ours: prepare() just wrote it
             text = f"entry {index}: its author's view of the game differs from the rules'"
             _fail(index, "desync", text, entry.author)
-        self._take(signed)
-        self._on_entry(entry.kind, entry.body)
 
     def _take(self, signed: SignedEntry) -> None:
         self.entries.append(signed)
         self.head = signed.digest
 
-    def _resume_after_claim(self) -> None:
+    def _reopen_by(self, author: int) -> None:
+        """An entry follows a refutable ending: an adjournment is lifted by anyone's next entry; a claim of
+        silence only by the accused's (its owed entry, ``here`` or a goodbye), which shows it was there."""
+        end = self.end
+        assert end is not None
+        if end.claimed and author != end.owed:
+            text = f"seat {author} wrote after its own claim that seat {end.owed} had gone silent"
+            _fail(self._entry, "after-end", text, author)
         self.end = None
         self.accusation = None
+
+    def _on_objection(self, author: int) -> None:
+        """``here``: the accused answers a claim of its silence without its owed entry yet (a person still
+        deciding). With a decision time limit it may do so once for each entry it owes; without one (no
+        limit on thinking) as often as it is claimed against."""
+        if self.turn_limit and self._objected_at == self._owed_since:
+            text = f"seat {author} objected twice to claims of its silence without writing the entry it owes"
+            _fail(self._entry, "repeated-objection", text, author)
+        self._objected_at = self._owed_since
 
     def _on_entry(self, kind: str, body: list[Any]) -> None:
         stage = self.stage
@@ -798,6 +827,88 @@ class Referee:
         self._moved(rnd.turn, events)
 
     # ------------------------------------------------------------------ the end
+
+    def _on_goodbye(self, index: int, author: int, body: list[Any]) -> None:
+        """Rule on a ``goodbye`` outside the GOODBYE stage (it has joined the chain): the endings table
+        (``endings.py``) decides, and only this applies the decision."""
+        claim, reason = Claim.parse(body[0])
+        text = body[1]
+        owed = self._owed()
+        finding = self.finding
+        goodbye = endings.Goodbye(
+            author,
+            claim,
+            reason,
+            owed,
+            caught_other=finding is not None and finding.blame == 1 - author,
+            counted=self.match is not None and self.match.phase is MatchPhase.OVER,
+            before_accept=self.stage in (Stage.MATCH, Stage.ACCEPT),
+        )
+        rule = endings.rule_goodbye(goodbye)
+        if rule.name == "counted":
+            outcome = self.match.outcome if self.match is not None else None
+            self.finish(MatchEnd(Ending.FINISHED, author, text, outcome, owed))
+            return
+        if rule.name in ("accusation", "integrity-accusation"):
+            self.accusation = endings.Accusation(index, author, reason, text, body[2] if len(body) > 2 else None)
+        loser = self._loser(rule, author, owed)
+        if rule.name == "accusation" and self.finding is None:
+            loser = self._examine(author)
+        elif rule.name == "integrity-accusation":
+            what = f"seat {author} accused seat {1 - author} of {reason}, a fault in bytes that never joined"
+            self.finding = Finding(index, "baseless-accusation", what + " the chain: no evidence can exist", author)
+        how = rule.ending
+        if rule.loser is Loser.EVIDENCE and loser == author:
+            how = Ending.FORFEIT
+        if loser is None:
+            outcome = None
+        elif how is Ending.SILENCE:  # a claim the accused may refute: the match itself is left as it is
+            outcome = self._claimed_outcome(loser)
+        else:
+            outcome = self._forfeit_outcome(loser)
+        self.finish(MatchEnd(how, author, text, outcome, owed))
+
+    def _loser(self, rule: endings.EndingRule, author: int, owed: int | None) -> int | None:
+        if rule.loser is Loser.WRITER:
+            return author
+        if rule.loser in (Loser.OTHER, Loser.EVIDENCE):
+            return 1 - author
+        if rule.loser is Loser.OWED:
+            return owed
+        return None
+
+    def _examine(self, accuser: int) -> int:
+        """An accusation with evidence: the accused loses if the evidence shows it at fault, else the
+        accuser (``baseless-accusation``). The finding is kept, so both copies name the same entry."""
+        accusation = self.accusation
+        assert accusation is not None
+        finding = examine(self, accusation)
+        if finding is None:
+            what = f"seat {accuser} accused seat {1 - accuser} ({accusation.reason}), but the record"
+            what += " and the accuser's evidence" if accusation.evidence is not None else " (with no evidence)"
+            finding = Finding(accusation.entry, "baseless-accusation", what + " show nothing wrong", accuser)
+        self.finding = finding
+        return 1 - accuser if finding.blame == 1 - accuser else accuser
+
+    def _owed(self) -> int | None:
+        try:
+            return self.floor()
+        except AssertionError:
+            return None
+
+    def _forfeit_outcome(self, loser: int) -> MatchOutcome | None:
+        """The outcome when ``loser`` gives the match away (None before the guest accepted the rules)."""
+        match = self.match
+        if match is not None:
+            return match.outcome if match.phase is MatchPhase.OVER else match.forfeit(loser)
+        if self.rules is None or self.stage in (Stage.MATCH, Stage.ACCEPT):
+            return None
+        return Match(self.rules).forfeit(loser)
+
+    def _claimed_outcome(self, loser: int) -> MatchOutcome:
+        """The outcome a claim of ``loser``'s silence gives, without ending the match: the claim stays open."""
+        points = self.match.points if self.match is not None else [0, 0]
+        return MatchOutcome(1 - loser, (points[0], points[1]), Termination.FORFEIT)
 
     def finish(self, end: MatchEnd) -> None:
         """The match ends as ``end`` says (an abandoned one may be taken up again)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import enum
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +64,7 @@ from p2p_koikoi.referee import (
     Violation,
     result_body,
 )
+from p2p_koikoi.referee.endings import INTEGRITY_REASONS
 from p2p_koikoi.wire import LocalProtocolError, RemoteProtocolError, SignedEntry, public_bytes
 
 __all__ = ["SOFTWARE", "MatchSession", "SessionEnd", "SessionEvent", "Stage", "Waiting"]
@@ -86,9 +88,9 @@ class SessionEnd(enum.StrEnum):
     QUIT = "quit"  # we left: our forfeit
     PEER_QUIT = "peer-quit"  # the peer left (or claimed while it owed the next entry): its forfeit
     VIOLATION = "violation"  # one seat was caught breaking a rule (``failure`` says who)
-    PEER_VANISHED = "peer-vanished"  # we said the peer vanished or stalled: abandoned, resumable
-    PEER_CLAIMED = "peer-claimed"  # the peer said we vanished: abandoned, resumable
-    DISPUTED = "disputed"  # the peer accused us of something the record cannot decide
+    PEER_VANISHED = "peer-vanished"  # we claimed the peer's silence: we win, on a claim it may refute
+    PEER_CLAIMED = "peer-claimed"  # we lost by our silence: the peer's claim, or our own concession
+    ADJOURNED = "adjourned"  # one of us left the match to be resumed while the other owed: nobody won
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +186,8 @@ class MatchSession:
         self.ended_by: SessionEnd | None = None
         self.end_text = ""
         self.ending: MatchEnd | None = None
+        self.withdrawals: list[int] = []  # places from which a crossing goodbye withdrew our entries
+        self._hold_at: int | None = None  # while rebuilding: write nothing of our own at this chain length
         self._broke_rule = False  # a cheating seat sent an entry its own referee refused
         self._accusing = False
         if seat == 0:
@@ -242,6 +246,16 @@ class MatchSession:
         if self.referee.stage is Stage.ACCEPT:
             return Waiting.ACCEPT
         return Waiting.MOVE
+
+    @property
+    def takes_entries(self) -> bool:
+        """Whether an entry of the peer can still come: the match goes on, or its ending may be voided."""
+        return self.waiting is not Waiting.DONE or self.ending_refutable
+
+    @property
+    def ending_refutable(self) -> bool:
+        """The match stopped on an ending the next entry may void (an adjournment, a claim of silence)."""
+        return self.ending is not None and self.ending.refutable and not self.referee.over
 
     @property
     def resumable(self) -> bool:
@@ -309,27 +323,38 @@ class MatchSession:
         if self.ended_by is None:
             self._goodbye(Claim.QUIT, text)
 
-    def peer_vanished(self, text: str) -> None:
-        """The network layer lost the peer (closed, silent, or past a deadline). While the peer owes the
-        next entry, our signed ``goodbye`` says so, and the match is abandoned: nobody wins, and either
-        side may resume it later. While we owe it, a claim would be our own forfeit, so we write
-        nothing: the record stops where it is, resumable."""
-        self._claim(Claim.PEER_GONE, text)
+    def peer_vanished(self, text: str) -> bool:
+        """The peer is gone (closed, silent past the patience, or past a deadline). While it owes the next
+        entry, our signed claim of its silence wins the match, marked as claimed: the peer may still refute
+        it with an entry chained after it. While we owe it, a claim would be our own forfeit, so nothing is
+        written (the caller first writes what we owe). True when the claim was written."""
+        return self._claim(Claim.PEER_GONE, text)
 
-    def peer_stalled(self, text: str) -> None:
-        """The peer held the floor for a decision past the match's time limit: the match is abandoned
-        by the staller (never our forfeit), and can be resumed."""
-        self._claim(Claim.STALLED, text)
+    def peer_stalled(self, text: str) -> bool:
+        """The peer held the floor for a decision past the match's time limit: a claim of its silence."""
+        return self._claim(Claim.STALLED, text)
 
-    def _claim(self, claim: Claim, text: str) -> None:
+    def adjourn(self, text: str = "adjourned: the other player was gone") -> None:
+        """Leave the match to be taken up again later, while the peer owes the next entry: nobody wins. (While
+        we owe it, leaving is a forfeit: use :meth:`quit`.)"""
         if self.ended_by is not None:
             return
+        if self.referee.floor() != self.peer:
+            raise LocalProtocolError("not-now", "we owe the next entry: leaving now forfeits the match")
+        self._goodbye(Claim.ADJOURN, text)
+
+    def concede(self, text: str) -> None:
+        """We owe the next entry and cannot deliver it: our own signed ``peer-gone`` gives the peer the match
+        by our silence, so both copies name the same winner."""
+        if self.ended_by is None and self.referee.floor() == self.seat:
+            self._goodbye(Claim.PEER_GONE, text)
+
+    def _claim(self, claim: Claim, text: str) -> bool:
+        if self.ended_by is not None or self.referee.floor() != self.peer:
+            return False
         self.events.append(SessionEvent("peer-left", self.peer, text))
-        if self.referee.floor() == self.peer:
-            self._goodbye(claim, text)
-            return
-        self.ending = MatchEnd(Ending.ABANDONED, self.seat, text, None, owed=self.seat)
-        self.ended_by, self.end_text = SessionEnd.PEER_VANISHED, text
+        self._goodbye(claim, text)
+        return True
 
     def new_deal(
         self, context: DealContext, seat: int, keys: tuple[bytes, bytes], secret: bytes, **layout: Any
@@ -372,18 +397,16 @@ class MatchSession:
         return session
 
     def reopen(self) -> None:
-        """An abandoned match is taken up again: our own claim at its end is taken back (the peer may never
-        have had it; if it did, it sends it back), and play goes on from where it stopped."""
-        if self._lift():
-            self.referee.retract_claim(self.seat)
+        """A match that stopped on an adjournment, or on our claim of the peer's silence, is taken up again:
+        the claim stays in the chain, and the peer's next entry (sent when it resumes) decides."""
+        self._lift()
 
     def _lift(self) -> bool:
-        """An abandoned match goes on: the next entry of the chain lifts the claim (the referee rules so)."""
+        """A refutable ending (an adjournment, a claim of silence) is open again: the next entry decides."""
         end = self.ending
-        if end is None or end.how is not Ending.ABANDONED or self.referee.over:
+        if end is None or not end.refutable or self.referee.over:
             return False
         self.ended_by, self.end_text, self.ending = None, "", None
-        self.outgoing = [e for e in self.outgoing if e.entry.kind != "goodbye"]
         return True
 
     def catch_up(self, signed: SignedEntry) -> None:
@@ -391,7 +414,6 @@ class MatchSession:
         (from our record, or sent back by the peer after we lost it) is written again and compared."""
         entry = signed.entry
         if entry.author == self.peer:
-            self._lift()
             self.receive(signed)
             return
         signed.verify(self.keys[self.seat])
@@ -411,12 +433,14 @@ class MatchSession:
             self.decline(body[0])
         elif kind == "move" and self.waiting is Waiting.MOVE:
             self.submit(Action.parse(body[1]))
+        elif kind == "here":
+            self._write("here", [body[0]])
         elif kind == "goodbye":
             claim, _ = Claim.parse(body[0])
-            if claim in (Claim.PEER_GONE, Claim.STALLED) and self.referee.floor() == self.peer:
+            if claim is Claim.VIOLATION:
+                self._write("goodbye", [body[0], body[1], body[2]])
+            else:
                 self._goodbye(claim, body[1])
-            elif claim is Claim.QUIT:
-                self.quit(body[1])
 
     def mark_sent(self, count: int) -> None:
         """The peer holds our entries below ``count`` already: do not send them again."""
@@ -425,30 +449,87 @@ class MatchSession:
     # ----------------------------------------------------------------- receive
 
     def receive(self, signed: SignedEntry) -> None:
-        """Take the peer's next entry; raises :class:`Violation` (and ends the match) on a violation."""
-        if self.ended_by is not None:
-            raise RemoteProtocolError("after-end", "the peer wrote after the match ended", blame=self.peer)
+        """Take the peer's next entry; raises :class:`Violation` (and ends the match) on a violation.
+
+        An entry that crossed a ``goodbye`` (both written for the same place in the chain, neither writer
+        having seen the other's) is settled by the rule of SPEC.md section 6: the goodbye takes the place.
+        So the peer's entry that crossed our goodbye is dropped (the peer withdraws it), and the peer's
+        goodbye that crossed our entries takes their place: ours are withdrawn, and written again after it
+        when it is a claim of our silence, which they then refute."""
         entry = signed.entry
-        racing = entry.seq < len(self.referee.entries) or self._broke_rule
-        if entry.kind == "goodbye" and racing and entry.author == self.peer:
-            self._racing_goodbye(signed)
+        if entry.author == self.peer and entry.seq < len(self.referee.entries) and self._crossed(signed):
             return
+        if self.ended_by is not None and not self._lift():
+            raise RemoteProtocolError("after-end", "the peer wrote after the match ended", blame=self.peer)
+        try:
+            self.referee.feed(signed)
+        except Violation as exc:
+            if exc.reason in INTEGRITY_REASONS:
+                raise  # bytes that never joined the chain: a broken connection, not an ending (the runner's)
+            self._caught(exc)
+            raise
+        self._answer_claim(())
+        self._pump()
+
+    def _crossed(self, signed: SignedEntry) -> bool:
+        """The peer's entry for a place our chain already fills: a crossing we settle, or not (False)."""
+        entries = self.referee.entries
+        place = signed.entry.seq
+        ours = entries[place]
+        if ours.entry.author != self.seat or ours.entry.prev != signed.entry.prev:
+            return False
+        signed.verify(self.keys[self.peer])
+        if ours.entry.kind == "goodbye":
+            return True  # the peer wrote this before it saw our goodbye: it withdraws it
+        if signed.entry.kind != "goodbye" or any(e.entry.author != self.seat for e in entries[place:]):
+            return False
+        withdrawn = entries[place:]
+        self._rebuild(entries[:place])
+        self.withdrawals.append(place)
         try:
             self.referee.feed(signed)
         except Violation as exc:
             self._caught(exc)
             raise
+        finally:
+            self._hold_at = None
+        self._answer_claim(withdrawn)
         self._pump()
+        return True
 
-    def _racing_goodbye(self, signed: SignedEntry) -> None:
-        """A goodbye the peer wrote while we held the floor does not link after our entry; it still ends
-        the match, as the rules say for the stage we are in."""
-        signed.verify(self.keys[self.peer])
-        if signed.entry.match_id != self.match_id:
-            raise RemoteProtocolError("wrong-match", "a goodbye from another match", blame=self.peer)
-        from p2p_koikoi.referee.endings import on_goodbye
+    def _answer_claim(self, withdrawn: Sequence[SignedEntry]) -> None:
+        """The peer claims we went silent, and we are here: our next entry refutes the claim. What we had
+        already decided (``withdrawn``: our entries a crossing claim displaced) is written again; an
+        automatic step is written by the pump; a decision our player has yet to make gets ``here``."""
+        end = self.ending
+        if end is None or not end.claimed or end.owed != self.seat or not self._lift():
+            return
+        for signed in withdrawn:
+            self._pump()
+            if signed.entry.kind in ("move", "accept", "decline", "here"):
+                self._decide_as_recorded(signed.entry.kind, signed.entry.body)
+        self._pump()
+        if self.referee.entries[-1].entry.kind == "goodbye" and self.waiting in (Waiting.MOVE, Waiting.ACCEPT):
+            self._write("here", ["I am here: my player is still deciding"])
 
-        on_goodbye(self.referee, signed.entry.seq, self.peer, signed.entry.body)
+    def _rebuild(self, entries: Sequence[SignedEntry]) -> None:
+        """Our side of the match as it stood after ``entries`` (a crossing withdrew what followed): every
+        entry is judged again, ours written again from the same secrets, byte for byte."""
+        events = self.events
+        self.referee = Referee(self.knowledge, _Teller(self), keys=self.keys, nonces=self.nonces)
+        self.outgoing, self.ended_by, self.end_text, self.ending = [], None, "", None
+        self._hold_at = len(entries)  # the goodbye that took the next place comes first
+        if self.seat == 0:
+            self._pump()
+        for signed in entries:
+            self.catch_up(signed)
+        self.outgoing = []
+        self.events = events
+
+    def take_withdrawals(self) -> list[int]:
+        """The places in the chain from which our entries were withdrawn (for the record's note)."""
+        out, self.withdrawals = self.withdrawals, []
+        return out
 
     def _caught(self, exc: Violation) -> None:
         """The referee found a rule broken: the peer's, so we accuse it with our evidence and stop."""
@@ -495,6 +576,8 @@ class MatchSession:
     def _pump(self) -> None:
         """Write every entry that needs no decision while we hold the floor."""
         while self.ended_by is None and not self._broke_rule and self.referee.floor() == self.seat:
+            if self._hold_at == len(self.referee.entries):
+                return
             if not self._write_automatic():
                 return
 
@@ -613,6 +696,8 @@ class MatchSession:
         self.ended_by = self._from_our_seat(end)
         if end.how is Ending.FINISHED and end.seat is None:
             return
+        if end.claimed and end.owed == self.seat:
+            return  # a claim of our silence, and we are here: our answer refutes it at once
         if end.seat == self.peer and end.how is not Ending.VIOLATION:
             self.events.append(SessionEvent("peer-left", self.peer, f"{end.how.value}: {end.text}"))
         finding = self.referee.finding
@@ -628,10 +713,10 @@ class MatchSession:
             return SessionEnd.MATCH_OVER
         if how is Ending.DECLINED:
             return SessionEnd.DECLINED if ours else SessionEnd.PEER_DECLINED
-        if how is Ending.ABANDONED:
-            return SessionEnd.PEER_VANISHED if ours else SessionEnd.PEER_CLAIMED
-        if how is Ending.DISPUTED:
-            return SessionEnd.VIOLATION if ours else SessionEnd.DISPUTED
+        if how is Ending.SILENCE:
+            return SessionEnd.PEER_CLAIMED if end.owed == self.seat else SessionEnd.PEER_VANISHED
+        if how is Ending.ADJOURNED:
+            return SessionEnd.ADJOURNED
         if how is Ending.VIOLATION:
             return SessionEnd.VIOLATION
         return SessionEnd.QUIT if ours else SessionEnd.PEER_QUIT

@@ -64,7 +64,7 @@ def pipe_sessions(
                         continue
                     signed = altered
                 receiver = sessions[1 - seat]
-                if receiver.waiting is Waiting.DONE:
+                if not receiver.takes_entries:
                     continue
                 try:
                     receiver.receive(signed)

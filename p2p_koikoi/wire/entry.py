@@ -35,7 +35,7 @@ from p2p_koikoi.wire.schema import check_body
 
 __all__ = ["SIGN_DOMAIN", "VERSION", "Entry", "SignedEntry", "public_bytes"]
 
-VERSION = 2
+VERSION = 3
 SIGN_DOMAIN = b"p2p-koikoi/entry/v1\x00"
 STATE_BYTES = 16
 MAX_SEQ = 2**31

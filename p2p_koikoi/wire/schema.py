@@ -12,6 +12,7 @@ that does not fit is the peer's fault (``bad-body``), whatever else is in it.
 | ``move`` | round, action in words, Show message or nil, Keys message or nil |
 | ``result`` | round, redeal, outcome kind, winner seat or -1, payment, seat 0's points, seat 1's points |
 | ``goodbye`` | reason id, text, evidence (the writer's deal secret for an accusation) or nil |
+| ``here`` | text: the objection of a seat accused of silence, "I am here" (protocol version 3) |
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ KINDS: dict[str, tuple[tuple[str, Check], ...]] = {
         ("points 1", _POINTS),
     ),
     "goodbye": (("reason", _str(60)), ("text", _str(400)), ("evidence", _optional(_KEY))),
+    "here": (("text", _str(400)),),
 }
 
 
