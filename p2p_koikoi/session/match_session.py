@@ -531,6 +531,16 @@ class MatchSession:
         out, self.withdrawals = self.withdrawals, []
         return out
 
+    def caught_outside(self, exc: RemoteProtocolError) -> None:
+        """The peer proved at fault outside any entry (a fork its signed resume proof shows): the match ends
+        as its violation. No goodbye is written: the proof is the peer's own signature, which the caller
+        keeps in the record's note."""
+        if self.failure is None:
+            self.failure = exc
+            self.events.append(SessionEvent("failed", self.peer, f"{exc} (the peer to blame)"))
+        if self.ended_by is None or self.ending_refutable:
+            self.ended(MatchEnd(Ending.VIOLATION, self.seat, str(exc)))
+
     def _caught(self, exc: Violation) -> None:
         """The referee found a rule broken: the peer's, so we accuse it with our evidence and stop."""
         if self.failure is None:
