@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -39,6 +40,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2p_koikoi.fairness.watch import AuditedDeal
 from p2p_koikoi.record.audits import Mapper, audit_deals
+from p2p_koikoi.record.copies import Comparison, Copy, CopyComparison, Ruling, compare_copies
 from p2p_koikoi.record.identity_names import short_fingerprint
 from p2p_koikoi.record.reader import Ending, Header, Note, Record, RecordVisitor, UnreadableEntry
 from p2p_koikoi.record.transcript import read_transcript
@@ -56,7 +58,16 @@ from p2p_koikoi.referee.events import (
 from p2p_koikoi.referee.findings import Finding, Rejected
 from p2p_koikoi.wire import SIGN_DOMAIN, RemoteProtocolError, SignedEntry
 
-__all__ = ["EXIT_CODES", "MatchSummary", "NoteCheck", "RoundSummary", "VerifyReport", "check_transcript", "walk_record"]
+__all__ = [
+    "EXIT_CODES",
+    "CopyCheck",
+    "MatchSummary",
+    "NoteCheck",
+    "RoundSummary",
+    "VerifyReport",
+    "check_transcript",
+    "walk_record",
+]
 
 EXIT_CODES = {"verified": 0, "consistent": 0, "failed": 1, "disputed": 1, "incomplete": 1, "unreadable": 2}
 _NAME = re.compile(r"^\d{8}-\d{6}-(?P<fp0>[0-9a-f]{8})-(?P<fp1>[0-9a-f]{8})-(?P<rules>[a-z]+)-(?P<whose>host|guest)\.")
@@ -107,6 +118,31 @@ class NoteCheck:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class CopyCheck:
+    """This copy compared with another copy of the same match (``koikoi verify A B``)."""
+
+    other: str
+    found: CopyComparison
+
+    def to_json(self, path: str) -> dict[str, Any]:
+        found = self.found
+        files = (path, self.other)
+        return {
+            "other": self.other,
+            "comparison": found.kind.value,
+            "parts_at": found.parts_at,
+            "longer": files[found.longer] if found.longer is not None else None,
+            "stands": [files[i] for i in found.stands],
+            "falls": [files[i] for i in found.falls],
+            "reason": found.reason,
+            "blame": found.blame,
+            "refuted_by": found.refuted_by,
+            "entries": list(found.parting) if found.parting is not None else None,
+            "text": found.text,
+        }
+
+
 @dataclass
 class VerifyReport:
     """What checking one file found."""
@@ -128,20 +164,35 @@ class VerifyReport:
     next_writer: int | None = None
     problem: str = ""
     warnings: list[str] = field(default_factory=list)
-    chain: list[tuple[int, bytes]] = field(default_factory=list)  # (author, digest) of every entry that passed
+    chain: list[SignedEntry] = field(default_factory=list)  # every entry that passed, for other copies to compare
+    copies: list[CopyCheck] = field(default_factory=list)  # this copy against each other copy of the match
+    falls_against: str | None = None  # another copy of the match against which this copy's ending does not stand
 
     def cross_check(self, other: VerifyReport) -> None:
-        """Two copies of one match (the host's and the guest's): where they part, if one author signed both
-        entries, that author forked the chain, which neither copy alone can show."""
-        if self.match_id is None or self.match_id != other.match_id or self.path == other.path:
+        """Another copy of this match (the host's and the guest's, or an older one): compared entry by entry
+        (``copies.py``); a copy whose ruling does not stand against the other fails with the finding (``fork``,
+        ``refuted``) or is disputed (``disputed-copies``), unless it failed earlier on its own."""
+        if self.kind != "record" or other.kind != "record" or self.path == other.path:
             return
-        for seq, (mine, theirs) in enumerate(zip(self.chain, other.chain, strict=False)):
-            if mine == theirs:
-                continue
-            if mine[0] == theirs[0] and (self.finding is None or (self.finding.entry or 0) > seq):
-                text = f"seat {mine[0]} signed two different entries numbered {seq}: here and in {other.path}"
-                self.verdict, self.finding = "failed", Finding(seq, "fork", text, mine[0])
+        if self.match_id is None or self.match_id != other.match_id:
             return
+        names = (self.path, other.path)
+        if Path(self.path).name != Path(other.path).name:  # the copies in words: their file names, if they differ
+            names = (Path(self.path).name, Path(other.path).name)
+        found = compare_copies(
+            Copy(self.chain, Ruling.of(self.ending), names[0]), Copy(other.chain, Ruling.of(other.ending), names[1])
+        )
+        self.copies.append(CopyCheck(other.path, found))
+        reason = found.reason
+        if reason is None or 0 not in found.falls:
+            return
+        if self.falls_against is None:
+            self.falls_against = other.path
+        at = found.parts_at if found.kind is not Comparison.PREFIX else len(self.chain) - 1
+        if self.finding is not None and (self.finding.entry or 0) <= (at or 0):
+            return
+        self.verdict = "disputed" if found.kind is Comparison.DISPUTED else "failed"
+        self.finding = Finding(at, reason, found.text, found.blame)
 
     @property
     def exit_code(self) -> int:
@@ -188,6 +239,8 @@ class VerifyReport:
             "next_writer": self.next_writer,
             "problem": self.problem,
             "warnings": self.warnings,
+            "copies": [check.to_json(self.path) for check in self.copies],
+            "stands": self.falls_against is None,
         }
 
 
@@ -280,7 +333,7 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
     report.complete = walk.ending.complete
     report.problem = walk.ending.problem
     report.writer_seat = walk.header.writer_seat if walk.header is not None else None
-    report.chain = [(signed.entry.author, signed.digest) for signed in referee.entries]
+    report.chain = list(referee.entries)
     finding = referee.finding
     ended = referee.end  # how the entries ended the match, if they did
     if walk.unreadable is not None and finding is None:

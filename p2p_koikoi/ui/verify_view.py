@@ -53,12 +53,29 @@ def _lines(report: VerifyReport) -> list[str]:
         winner = "drawn" if outcome.winner is None else f"{ROLE[outcome.winner]} wins"
         points = f"{outcome.points[0]} to {outcome.points[1]}"
         ended = how_match_ended(outcome.termination)
-        lines.append(f"  outcome: {winner}, {points} ({ended}), {count(len(report.rounds), 'deal')} counted")
+        said = f"{winner}, {points} ({ended}), {count(len(report.rounds), 'deal')} counted"
+        if report.falls_against is None:
+            lines.append(f"  outcome: {said}")
+        else:  # never two winners: what a copy that falls against another says is not an outcome
+            lines.append(f"  outcome: none; this copy alone says {said}, but it falls against {report.falls_against}")
     for check in report.notes:
         note = check.note
         verdict = {True: "agrees", False: "differs", None: "cannot be compared"}[check.agrees]
         lines.append(f"  the writer's note ({note.reason}; {blame_words(note.blame)}): {verdict}: {check.comment}")
+    lines.extend(_copies(report))
     lines.extend(f"  warning: {warning}" for warning in report.warnings)
+    return lines
+
+
+def _copies(report: VerifyReport) -> list[str]:
+    """Each other copy of the match it was compared with: which is longer, and what that proves (a
+    comparison that made this copy fail is the finding line already)."""
+    lines = []
+    for check in report.copies:
+        found = check.found
+        if report.finding is not None and report.finding.text == found.text:
+            continue
+        lines.append(f"  compared with {check.other}: {found.text}")
     return lines
 
 
