@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from p2p_koikoi.record.reader import Note, Record
+from p2p_koikoi.referee import Ending
 from p2p_koikoi.session.match_session import MatchSession, Stage
 from p2p_koikoi.testing.adversary import Duel, Tamper, forge, signing_key
 from p2p_koikoi.wire import SignedEntry
@@ -194,4 +195,31 @@ def assert_caught(
         assert caught_at in (found["entry"], found["found_at"]), (caught_at, found)
     (checked,) = verdict.output["notes"]
     assert checked["agrees"] is (expected == ("failed", reason, blame)), checked
+    return record
+
+
+def assert_dropped(duel: Duel, reason: str, *, stage: Stage | None = None) -> Record:
+    """Bytes the honest side could not take into its chain (a bad signature, another match's entry, a
+    replay, a fork, a wrong link): a broken connection, never an ending of their own (SPEC.md section 7),
+    since nobody but the receiver ever saw them. The honest side notes them, signature and all, and drops
+    the connection; the cheater is then gone for good (nothing reconnects in a duel), so once it owes the
+    next entry the honest side claims the match by its silence. The honest record verifies as the honest
+    seat's win, marked as claimed, and shows no violation, disputed or abandoned ending."""
+    honest = duel.honest
+    assert duel.report.failure is None, duel.report.failure
+    assert duel.report.ended_by == "peer-vanished", duel.report.ended_by
+    end = honest.ending
+    assert end is not None and end.how is Ending.SILENCE and end.claimed and end.winner == honest.seat, end
+    record = duel.record
+    assert record.complete, record.problem
+    assert [n.reason for n in record.notes][:1] == [reason], record.notes
+    goodbye = record.entries[-1].entry
+    assert (goodbye.kind, goodbye.author) == ("goodbye", honest.seat)
+    assert goodbye.body[0] in ("peer-gone", "stalled"), goodbye.body
+    if stage is not None:
+        assert duel.caught_in[0] is stage, duel.caught_in
+    verdict = verify_record(duel.path)
+    assert verdict.code == 0, verdict.output
+    ending = verdict.output["ending"]
+    assert (ending["how"], ending["winner"], ending["claimed"]) == ("silence", honest.seat, True), ending
     return record

@@ -227,7 +227,14 @@ class VerifyReport:
             "failure": self.finding.to_json() if self.finding is not None else None,
             "ending": None
             if end is None
-            else {"how": str(end.how), "seat": end.seat, "owed": end.owed, "winner": end.winner, "text": end.text},
+            else {
+                "how": str(end.how),
+                "seat": end.seat,
+                "owed": end.owed,
+                "winner": end.winner,
+                "claimed": end.claimed,
+                "text": end.text,
+            },
             "outcome": None
             if outcome is None
             else {"winner": outcome.winner, "points": list(outcome.points), "termination": outcome.termination.value},
