@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from p2p_koikoi.engine import PRESETS
-from p2p_koikoi.referee import Referee, SpectatorKnowledge, result_body
+from p2p_koikoi.referee import Ending, Referee, SpectatorKnowledge, result_body
 from p2p_koikoi.wire import Entry, SignedEntry
 from tests.record_support import Keys, find, honest, play_match, record_bytes, resign, verify_bytes, verify_entries
 
@@ -93,8 +93,10 @@ def test_an_accusation_without_evidence_is_baseless_and_the_accuser_forfeits() -
     assert note.agrees is False
 
 
-def test_the_offending_entry_kept_in_a_note_is_checked_in_its_place() -> None:
-    """The honest guest got an entry that could not join its chain: the runner kept the bytes in a note."""
+def test_an_accusation_about_bytes_that_never_joined_the_chain_is_the_accusers_forfeit() -> None:
+    """An out-of-turn entry the host could not take into its chain: no evidence of it can exist in the
+    chain, so an accusation naming it proves nothing (SPEC.md section 6) and is the accuser's forfeit, even
+    with the bytes kept in a note. (A live seat never writes one: bad bytes are a broken connection.)"""
     played = honest()
     entries, keys = played.entries, played.keys
     i = find(entries, "move", author=0, nth=3)
@@ -105,15 +107,8 @@ def test_the_offending_entry_kept_in_a_note_is_checked_in_its_place() -> None:
     report = verify_bytes(record_bytes(noted, notes=(("out-of-turn", 1, "seat 1 wrote out of turn", evidence),)))
     assert report.verdict == "failed"
     finding = report.finding
-    assert (finding.entry, finding.reason, finding.blame) == (i, "out-of-turn", 1)
-    assert "note" in finding.location
-    assert report.notes[0].agrees is True
-    # Bytes whose signature fails prove nothing about who sent them.
-    forged = bytearray(evidence)
-    forged[-3] ^= 1
-    report = verify_bytes(record_bytes(noted, notes=(("bad-signature", 1, "bad signature", bytes(forged)),)))
-    assert (report.finding.reason, report.finding.blame) == ("bad-signature", None)
-    assert report.notes[0].agrees is False
+    assert (finding.entry, finding.reason, finding.blame) == (i, "baseless-accusation", 0)
+    assert report.ending is not None and (report.ending.how, report.ending.winner) == (Ending.FORFEIT, 1)
 
 
 def test_a_coin_value_that_does_not_open_its_commitment() -> None:
