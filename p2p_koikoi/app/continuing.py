@@ -9,6 +9,10 @@ grace (counted from the last bytes heard) leaves the match abandoned: our signed
 ``goodbye`` says so, the record keeps everything, and the private secret beside
 it stays, so ``koikoi resume`` can take the match up again later. Every ending
 that cannot be resumed removes the secret.
+
+A peer whose signed resume proof shows its copy forked from ours (:class:`~p2p_koikoi.net.resume.Fork`)
+ends the match as its violation: no goodbye is written (the proof is the peer's own signature), a note
+in the record keeps that proof as evidence, and the secret goes (:func:`settle_fork`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
-from p2p_koikoi.net.resume import resume_as_guest, resume_as_host
+from p2p_koikoi.net.resume import Fork, resume_as_guest, resume_as_host
 from p2p_koikoi.net.runner import MatchReport, Player, default_action, run_match
 from p2p_koikoi.net.tcp import Address, Dropped, dial_raw, listen_raw
 from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
@@ -30,7 +34,7 @@ from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.wire import RemoteProtocolError
 
-__all__ = ["GRACE", "Reconnect", "can_resume", "play_on"]
+__all__ = ["GRACE", "Reconnect", "can_resume", "play_on", "settle_fork"]
 
 GRACE = RECONNECTING.reconnect_grace
 RESUME_FLOOR = 5.0  # seconds a peer past its patience still gets to come back and answer a claim
@@ -53,6 +57,19 @@ class Reconnect:
         return dataclasses.replace(RECONNECTING, reconnect_grace=self.grace)
 
 
+def settle_fork(fork: Fork, session: MatchSession, record: RecordWriter | None) -> MatchReport:
+    """End the match on a fork the peer's resume proof shows: the peer's violation, found outside any
+    entry. The record gets what the chain holds, then a note with the peer's signed proof as evidence
+    (for a third party to check against the record with the peer's key), and the secret goes: a forked
+    match is over for good. The player is yet to be told (``session.take_events()``)."""
+    session.caught_outside(fork)
+    if record is not None:
+        record.sync(session.chain.entries)
+        record.note(fork.reason, fork.blame, str(fork), fork.evidence)
+        record.forget_secret()
+    return MatchReport("violation", fork, str(fork), 0, 0, len(session.chain.entries))
+
+
 def can_resume(session: MatchSession) -> bool:
     """Whether ``koikoi resume`` can still take this match up: unfinished, or abandoned (a claim that a
     peer vanished or stalled, which proves nothing and so ends nothing for good)."""
@@ -65,7 +82,11 @@ async def _guest_again(plan: Reconnect, session: MatchSession, identity: Ed25519
     while True:
         try:
             channel = await dial_raw(plan.address, timeout=5)
-            await resume_as_guest(channel, session, identity)
+            try:
+                await resume_as_guest(channel, session, identity)
+            except Fork:  # the host forked: it is told nothing more
+                await channel.close()
+                raise
             return channel
         except ConnectionLost:
             await trio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
@@ -117,7 +138,7 @@ def _give_up_at(plan: Reconnect, session: MatchSession, floor: FloorClock, lost_
     give_up = start + plan.grace if plan.grace > 0 else math.inf
     if session.waiting is Waiting.PEER:
         patience = plan.timing.peer_patience(session.turn_limit, session.peer_decides)
-        give_up = min(give_up, max(floor.deadline(len(session.chain.entries), patience), start + RESUME_FLOOR))
+        give_up = min(give_up, max(floor.deadline(session.referee.owed_since, patience), start + RESUME_FLOOR))
     return give_up
 
 
@@ -145,11 +166,16 @@ async def play_on(
     floor = FloorClock()  # a peer that reconnects does not get its decision time again
     while True:
         if channel is None:
-            channel = await _come_back(plan, session, identity, say, _give_up_at(plan, session, floor, lost_at))
+            try:
+                channel = await _come_back(plan, session, identity, say, _give_up_at(plan, session, floor, lost_at))
+            except Fork as fork:  # the peer came back with a copy that forks from ours, and signed it
+                report = settle_fork(fork, session, record)
+                await player.notify(session.take_events())
+                return counted(report)
             if channel is None:
                 return counted(await _give_up(session, player, record, plan))
             if session.waiting is Waiting.PEER:
-                floor.resumed(len(session.chain.entries))
+                floor.resumed(session.referee.owed_since)
             say("Connection back; the match goes on.")
         try:
             report = await run_match(

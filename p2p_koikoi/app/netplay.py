@@ -15,7 +15,7 @@ from pathlib import Path
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p_koikoi.app.continuing import Reconnect, play_on
+from p2p_koikoi.app.continuing import Reconnect, play_on, settle_fork
 from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
 from p2p_koikoi.app.unfinished import ResumeError, Unfinished, find_unfinished, restore_match, tell_so_far
 from p2p_koikoi.engine import RuleSet
@@ -25,7 +25,7 @@ from p2p_koikoi.net.handshake import Greeting, Guard
 from p2p_koikoi.net.invite import MAX_ADDRESSES, Invite, new_token
 from p2p_koikoi.net.lan import Announcement, LanGame, announce, browse
 from p2p_koikoi.net.portmap import Mapper
-from p2p_koikoi.net.resume import NoSuchMatch, resume_as_guest, resume_as_host
+from p2p_koikoi.net.resume import Fork, NoSuchMatch, resume_as_guest, resume_as_host
 from p2p_koikoi.net.runner import MatchReport, Player
 from p2p_koikoi.net.tcp import Address, Dropped, Pin, Refused, dial_any, dialable, listen, local_addresses
 from p2p_koikoi.net.timing import DEFAULT_TURN_LIMIT
@@ -192,6 +192,15 @@ def _unfinished(
         return None
 
 
+def _settle(fork: Fork, unfinished: Unfinished) -> MatchReport:
+    """The unfinished match ends on the fork its peer showed while resuming; its record gets the note."""
+    record = unfinished.reopen()
+    try:
+        return settle_fork(fork, unfinished.session, record)
+    finally:
+        record.close()
+
+
 def _put_back(restored: Restored, unfinished: Unfinished) -> None:
     """After a failed attempt: the rebuilt match is kept for the next unless the attempt added to its
     chain (entries a guest sent before failing)."""
@@ -204,11 +213,19 @@ async def rejoin_guest(
 ) -> None:
     """The host's half of a rejoin: the guest greeted afresh, but we hold an unfinished match with its
     key, so no new match is offered; the guest must ``resume`` this one on this connection. A guest
-    that does not is dropped (the listener goes on waiting): never a second match beside the first."""
+    that does not is dropped (the listener goes on waiting): never a second match beside the first.
+
+    A guest whose signed resume proof forks from our copy ends the match instead, as its violation: the
+    record is settled (:func:`settle_fork`: the note with its proof, the secret gone) and the
+    :class:`Fork` raised on, which stops the listener (it is :class:`~p2p_koikoi.net.door.Conclusive`)."""
     path = unfinished.path
     say(f"Guest {peer} has an unfinished match with you ({path.name}): taking it up again.")
     try:
         await resume_as_host(channel, unfinished.session, identity)
+    except Fork as fork:
+        _settle(fork, unfinished)
+        say(f"Guest {peer} resumed from a copy of the match that forks from ours: the match is over.")
+        raise
     except (ConnectionLost, RemoteProtocolError) as exc:
         say(
             f"Guest {peer} did not resume it ({exc}): it can with koikoi resume on its record; "
@@ -332,12 +349,25 @@ async def _host_plays(
     result.report, result.record = await _play(channel, session, identity, player, directory, plan, say)
 
 
+async def _host_forked(fork: Fork, unfinished: Unfinished, player: Player, result: NetMatchResult) -> None:
+    """The guest came back to its unfinished match with a copy that forks from ours: the match ended
+    there (its record settled by :func:`rejoin_guest`); the player is told, and the result says so."""
+    session = unfinished.session
+    result.peer_fingerprint = fingerprint(session.keys[1])
+    result.record = unfinished.path
+    result.report = MatchReport("violation", fork, str(fork), 0, 0, len(session.chain.entries))
+    await player.notify(session.take_events())
+
+
 Admit = Callable[[FramedChannel, Greeting, str], Awaitable[tuple[MatchSession, str, Unfinished | None]]]
 
 
-def _admitter(options: HostOptions, directory: Path, identity: Ed25519PrivateKey, say: Say) -> Admit:
+def _admitter(
+    options: HostOptions, directory: Path, identity: Ed25519PrivateKey, say: Say, forked: list[Unfinished]
+) -> Admit:
     """How the host takes in a guest that greeted: back into the match they left unfinished, if any,
-    else into a new match offered with the host's rules."""
+    else into a new match offered with the host's rules. A match its guest forked is settled, never put
+    back to be taken up again, and goes into ``forked`` for the host to report."""
     restored: Restored = {}
 
     async def admit(
@@ -347,6 +377,9 @@ def _admitter(options: HostOptions, directory: Path, identity: Ed25519PrivateKey
         if unfinished is not None:
             try:
                 await rejoin_guest(channel, unfinished, identity, peer, say)
+            except Fork:
+                forked.append(unfinished)
+                raise
             except BaseException:
                 _put_back(restored, unfinished)
                 raise
@@ -389,7 +422,8 @@ async def host_match(
             say(line)
 
     directory = replay_dir(options.replay_dir)
-    admit = _admitter(options, directory, identity, say)
+    forked: list[Unfinished] = []
+    admit = _admitter(options, directory, identity, say, forked)
 
     async def summarise(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         task_status.started()
@@ -401,26 +435,33 @@ async def host_match(
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(summarise)
-            channel, (session, peer, unfinished) = await listen(
-                key,
-                admit,
-                port=options.port,
-                bind=options.bind,
-                on_listening=on_listening,
-                on_dropped=on_dropped,
-                guard=guard,
-            )
+            admitted: _Admitted | Fork
+            try:
+                channel, (session, peer, unfinished) = await listen(
+                    key,
+                    admit,
+                    port=options.port,
+                    bind=options.bind,
+                    on_listening=on_listening,
+                    on_dropped=on_dropped,
+                    guard=guard,
+                )
+                admitted = _Admitted(channel, session, peer, unfinished)
+            except Fork as fork:  # caught here, not out of the nursery as a group
+                admitted = fork
             nursery.cancel_scope.cancel()
         for line in drops.flush():
             say(line)
         for lan in announcement:  # the seat is taken: stop announcing
             await lan.close()
         announcement.clear()
+        if isinstance(admitted, Fork):
+            await _host_forked(admitted, forked[0], player_for(0), result)
+            return result
         async with trio.open_nursery() as nursery:  # the mapping stays for reconnects, renewed
             for router in mapper:
                 nursery.start_soon(router.keep)
             plan = Reconnect(0, port=listening[0], bind=options.bind)
-            admitted = _Admitted(channel, session, peer, unfinished)
             await _host_plays(admitted, identity, player_for(0), directory, plan, say, result)
             nursery.cancel_scope.cancel()
     finally:
@@ -471,11 +512,18 @@ async def _rejoin_host(
 ) -> NetMatchResult:
     """The guest's half of a rejoin: we hold an unfinished match with this host, so we ``resume`` it
     on this connection rather than wait for a new one. A host that offers a new match instead holds
-    none: we stop, so as not to leave ours behind unsaid."""
+    none: we stop, so as not to leave ours behind unsaid. A host whose signed resume proof forks from our
+    copy ends the match as its violation (:func:`settle_fork`)."""
     path = unfinished.path
     say(f"You have an unfinished match with this host ({path.name}): taking it up again.")
     try:
         await resume_as_guest(channel, unfinished.session, identity)
+    except Fork as fork:  # the host resumed from a copy that forks from ours: the match ends there
+        await channel.close()
+        result.record = path
+        result.report = _settle(fork, unfinished)
+        await player.notify(unfinished.session.take_events())
+        return result
     except NoSuchMatch:
         await channel.close()
         result.notes.append(
