@@ -101,15 +101,24 @@ async def test_a_peer_that_never_decides_is_claimed_at_the_limit_plus_the_grace(
     (report,) = reports
     limit_plus_grace = 30 + Timing().turn_grace
     assert due, "the staller never had a decision to make"
-    assert ours.claims == [(due[0] + limit_plus_grace, f"the peer did not decide within {limit_plus_grace:g} s")]
-    assert report.text == ours.claims[0][1]
-    assert ours.waiting is Waiting.DONE and theirs.waiting is Waiting.DONE  # the staller was told
+    # The staller's program answers the first claim with ``here`` (its player is still deciding), which buys
+    # it one more grace; it may object once for each entry it owes, so the second claim stands.
+    text = f"the opponent did not decide within {limit_plus_grace:g} s"
+    first = due[0] + limit_plus_grace
+    assert ours.claims == [(first, text), (first + Timing().turn_grace, text)]
+    assert [e.entry.kind for e in ours.chain.entries[-3:]] == ["goodbye", "here", "goodbye"]
+    assert report.text == text
+    assert ours.ending is not None and ours.ending.claimed and ours.ending.winner == 0
+    assert ours.waiting is Waiting.DONE
+    # The staller holds the claim too: only its owed move, chained after it, could still void it.
+    assert [e.data for e in theirs.chain.entries] == [e.data for e in ours.chain.entries]
+    assert theirs.waiting is Waiting.MOVE
 
 
 async def test_a_staller_that_reconnects_does_not_get_its_time_again(autojump_clock: trio.testing.MockClock) -> None:
-    """The staller drops the connection 25 s into its decision and comes back 100 s later: the time it held
-    the floor before counts (the time without a connection does not), so the claim comes 15 s into the
-    second connection, not 40."""
+    """The staller drops the connection 25 s into its decision and comes back 100 s later: the time it owed
+    the decision counts across the drop, connected or not (a seat gone is as silent as one that writes
+    nothing), so its patience was spent while it was away and the claim comes as soon as it is back."""
     ours, theirs = sessions(turn_limit=30, host=ClaimSpy)
     assert isinstance(ours, ClaimSpy)
     ours.claims = []
@@ -142,7 +151,9 @@ async def test_a_staller_that_reconnects_does_not_get_its_time_again(autojump_cl
             nursery.start_soon(stall, FramedChannel(b), theirs, due)
     assert reports[0].ended_by == "disconnected"
     limit_plus_grace = 30 + RECONNECTING.turn_grace
-    assert [when for when, _ in ours.claims] == [back + limit_plus_grace - 25]
+    assert due[0] + limit_plus_grace < back
+    # Claimed as soon as it is back; its program objects once (``here``), which buys one more grace only.
+    assert [when for when, _ in ours.claims] == [back, back + RECONNECTING.turn_grace]
 
 
 # -- an outage ------------------------------------------------------------------------------

@@ -454,7 +454,11 @@ class _Run:
         decides = session.peer_decides
         patience = self.timing.peer_patience(session.turn_limit, decides)
         if self.lost is None:
-            with trio.move_on_at(self.floor.deadline(len(session.chain.entries), patience)):
+            referee = session.referee
+            deadline = self.floor.deadline(
+                referee.owed_since, patience, objected=referee.objected, grace=self.timing.turn_grace
+            )
+            with trio.move_on_at(deadline):
                 await self.wake.wait()
                 return
         why = "took no protocol step"

@@ -95,17 +95,22 @@ class FloorClock:
         self.length = -1  # the chain's length when the peer began to owe
         self.since = 0.0  # when it began to owe (Trio time)
         self.resumes = 0  # connections made again since then
+        self.objected: float | None = None  # when it answered a claim of its silence with ``here``
 
     def _at(self, length: int) -> None:
         if length != self.length:
-            self.length, self.since, self.resumes = length, trio.current_time(), 0
+            self.length, self.since, self.resumes, self.objected = length, trio.current_time(), 0, None
 
-    def deadline(self, length: int, patience: float) -> float:
-        """The Trio time at which the peer, owing at chain length ``length``, is past ``patience``."""
+    def deadline(self, length: int, patience: float, *, objected: bool = False, grace: float = 0.0) -> float:
+        """The Trio time at which the peer, owing at chain length ``length``, is past ``patience``. A peer
+        that ``objected`` to a claim (``here``: its player is still deciding) has ``grace`` more from then."""
         self._at(length)
+        if objected and self.objected is None:
+            self.objected = trio.current_time()
         if self.resumes > MAX_RESUMES:
             return self.since
-        return self.since + patience
+        after_objection = self.objected + grace if self.objected is not None else -math.inf
+        return max(self.since + patience, after_objection)
 
     def resumed(self, length: int) -> None:
         """A connection was made again while the peer owed at chain length ``length``."""

@@ -190,6 +190,22 @@ class Referee:
         except AssertionError:
             return None
 
+    @property
+    def owed_since(self) -> int:
+        """The chain length when the floor holder began to owe its next entry (claims and objections, which
+        change nothing of the game, do not move it): the point a patience is counted from."""
+        return self._owed_since
+
+    @property
+    def objected(self) -> bool:
+        """The floor holder already objected (``here``) to a claim of its silence for the entry it owes."""
+        return self._objected_at == self._owed_since
+
+    def may_object(self) -> bool:
+        """Whether the floor holder may answer a claim of its silence with ``here`` now: once for each entry
+        it owes under a decision time limit, always without one."""
+        return not self.turn_limit or not self.objected
+
     def history_entry(self, n: int) -> int:
         """The entry that made the round's ``n``-th action."""
         return self._history_entries[n] if n < len(self._history_entries) else self._entry
@@ -410,7 +426,7 @@ class Referee:
         """``here``: the accused answers a claim of its silence without its owed entry yet (a person still
         deciding). With a decision time limit it may do so once for each entry it owes; without one (no
         limit on thinking) as often as it is claimed against."""
-        if self.turn_limit and self._objected_at == self._owed_since:
+        if not self.may_object():
             text = f"seat {author} objected twice to claims of its silence without writing the entry it owes"
             _fail(self._entry, "repeated-objection", text, author)
         self._objected_at = self._owed_since

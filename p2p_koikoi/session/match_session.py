@@ -509,7 +509,8 @@ class MatchSession:
             if signed.entry.kind in ("move", "accept", "decline", "here"):
                 self._decide_as_recorded(signed.entry.kind, signed.entry.body)
         self._pump()
-        if self.referee.entries[-1].entry.kind == "goodbye" and self.waiting in (Waiting.MOVE, Waiting.ACCEPT):
+        last = self.referee.entries[-1].entry
+        if last.kind == "goodbye" and self.waiting in (Waiting.MOVE, Waiting.ACCEPT) and self.referee.may_object():
             self._write("here", ["I am here: my player is still deciding"])
 
     def _rebuild(self, entries: Sequence[SignedEntry]) -> None:
