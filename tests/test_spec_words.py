@@ -18,7 +18,9 @@ from typing import Any
 
 import pytest
 
+from p2p_koikoi.engine import Card
 from p2p_koikoi.engine.rules import Scoring
+from p2p_koikoi.fairness import Deck, Keys, Reveal, Show
 from p2p_koikoi.fairness.derive import PROTOCOL_VERSION, DealContext
 from p2p_koikoi.record.format import FORMAT_VERSION
 from p2p_koikoi.referee import Referee, SpectatorKnowledge
@@ -28,8 +30,12 @@ from p2p_koikoi.referee.table import STATE_DOMAIN, Stage
 from p2p_koikoi.wire import VERSION, Entry, SignedEntry
 from p2p_koikoi.wire.codec import pack, unpack
 from tests.record_support import (
+    Played,
     find,
+    honest,
     play_match,
+    resign,
+    verify_entries,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -247,3 +253,200 @@ def test_while_a_gaji_play_waits_the_state_is_the_one_before_it() -> None:
         referee.feed(entries[i])
         if answer == "no-hiki":
             assert referee.round.public_state()[0] == "draw" and referee.floor() == gaji.author
+
+
+# ---------------------------------------------------------------------------------- the order of checks (#18, #20-#23)
+
+
+def _judged(played: Played | list[SignedEntry], index: int, **changes: object) -> tuple[int | None, str, int | None]:
+    """Entry ``index`` changed and signed again by its author (a signed lie), as ``koikoi verify`` names it."""
+    entries = played.entries if isinstance(played, Played) else played
+    keys = played.keys if isinstance(played, Played) else honest().keys
+    report = verify_entries(resign(entries, index, keys, **changes)[: index + 1])
+    finding = report.finding
+    assert finding is not None, changes
+    return finding.entry, finding.reason, finding.blame
+
+
+def _play(played: Played, author: int = 0, nth: int = 2) -> tuple[int, list[Any]]:
+    i = find(played.entries, "move", author=author, text="play ", nth=nth)
+    return i, list(played.entries[i].entry.body)
+
+
+def test_the_checks_of_a_move_run_in_the_order_record_md_lists() -> None:
+    """RECORD.md section 4.2.1, a `move` in PLAY (#18, #21): round, text, the Show's field and the deal's checks
+    of it, then the play's Show, Keys, the engine, the Keys' field and the deal's checks of them."""
+    played = honest()
+    i, (number, text, show, keys) = _play(played)
+    author = played.entries[i].entry.author
+    shown = Show.from_bytes(show)
+    other = next(card for card in Card if card not in shown.cards)
+    stock_keys = Keys.from_bytes(keys)
+    later_show = played.entries[_play(played, author=author, nth=4)[0]].entry.body[2]
+    cases: list[tuple[list[Any], str]] = [
+        ([number + 1, text.replace(" ", "  "), None, None], "wrong-round"),
+        ([number, "play pine-pine", b"\x09", None], "bad-message"),
+        ([number, text.replace(" ", "  "), b"\x09", None], "not-canonical"),
+        ([number, text, b"\x09", None], "bad-message"),
+        ([number, text, keys, None], "bad-show"),
+        ([number, text, Show((47,), shown.cards, shown.keys).to_bytes(), None], "unexpected-positions"),
+        ([number, text, Show(shown.positions, shown.cards, (bytes(32),)).to_bytes(), None], "invalid-scalar"),
+        ([number, text, None, keys], "show-mismatch"),  # no Show at all
+        ([number, text, Show(shown.positions, (other,), shown.keys).to_bytes(), None], "claim-mismatch"),
+        ([number, text, later_show, None], "show-mismatch"),  # a true Show, of another card
+        ([number, text, show, None], "missing-key"),
+        ([number, text, show, show], "bad-message"),
+        ([number, text, show, Keys((47,), stock_keys.keys).to_bytes()], "unexpected-positions"),
+        ([number, text, show, Keys(stock_keys.positions, (bytes(32),)).to_bytes()], "invalid-scalar"),
+    ]
+    for body, reason in cases:
+        assert _judged(played, i, body=body) == (i, reason, author), (body[1:], reason)
+    j = find(played.entries, "move", text="koikoi")
+    k_number, k_text, _, _ = played.entries[j].entry.body
+    k_author = played.entries[j].entry.author
+    own_show = next(  # a true Show of the same seat, earlier in the same round
+        e.entry.body[2]
+        for e in reversed(played.entries[:j])
+        if e.entry.kind == "move" and e.entry.author == k_author and e.entry.body[2] and e.entry.body[0] == k_number
+    )
+    assert _judged(played, j, body=[k_number, k_text, show, keys]) == (j, "unexpected-positions", k_author)
+    assert _judged(played, j, body=[k_number, k_text, own_show, keys]) == (j, "unexpected-key", k_author)
+    assert _judged(played, j, body=[k_number, k_text, own_show, None]) == (j, "unexpected-show", k_author)
+
+
+def test_a_text_that_is_no_action_is_a_bad_message_and_one_written_otherwise_not_canonical() -> None:
+    """GAME.md, Actions (#11): the `invalid` texts of actions.json are `bad-message`, the `not_canonical`
+    ones `not-canonical`, a claim naming a card twice among the former."""
+    played = honest()
+    i, (number, _text, show, keys) = _play(played)
+    vectors = json.loads((PROTOCOL / "vectors" / "actions.json").read_text())
+    assert "claim teshi pine-crane pine-crane pine-ribbon pine-plain-1" in vectors["invalid"]
+    for text in vectors["invalid"][-2:]:
+        assert _judged(played, i, body=[number, text, show, keys])[1] == "bad-message", text
+    for text in vectors["actions"][0]["not_canonical"][:2]:
+        assert _judged(played, i, body=[number, text, show, keys])[1] == "not-canonical", text
+
+
+def test_the_exchange_and_the_gaji_answers_are_checked_as_listed() -> None:
+    """RECORD.md section 4.2.1: the EXCHANGE `move` (`unexpected-field`, `out-of-turn`), a Gaji play onto
+    three (`early-key`) and its answer (`bad-hiki`, `bad-message`)."""
+    played = play_match(*HIKI)
+    entries = played.entries
+    e = (
+        find(entries, "move", text="exchange")
+        if any(x.entry.kind == "move" and x.entry.body[1] == "exchange" for x in entries)
+        else find(entries, "move", text="keep")
+    )
+    number, text, _, _ = entries[e].entry.body
+    author = entries[e].entry.author
+    show = _play(played, author=author, nth=0)[1][2]
+    assert _judged(played, e, body=[number, text, show, None]) == (e, "unexpected-field", author)
+    assert _judged(played, e, body=[number, "koikoi", None, None]) == (e, "out-of-turn", author)
+    h = find(entries, "move", text="hiki ")
+    g_number, g_text, g_show, _ = entries[h - 1].entry.body
+    gaji_author = entries[h - 1].entry.author
+    other_keys = next(x.entry.body[3] for x in entries if x.entry.kind == "move" and x.entry.body[3])
+    assert _judged(played, h - 1, body=[g_number, g_text, g_show, other_keys]) == (h - 1, "early-key", gaji_author)
+    h_number, h_text, h_show, _ = entries[h].entry.body
+    answerer = entries[h].entry.author
+    assert _judged(played, h, body=[h_number, h_text, h_show, other_keys]) == (h, "bad-hiki", answerer)
+    assert _judged(played, h, body=[h_number, "hiki pine-pine", h_show, None]) == (h, "bad-message", answerer)
+    assert _judged(played, h, body=[h_number, "no-hiki", h_show, None]) == (h, "bad-hiki", answerer)
+    assert _judged(played, h, body=[h_number, h_text, None, None]) == (h, "bad-hiki", answerer)
+
+
+def test_the_checks_of_keys_run_in_the_order_record_md_lists() -> None:
+    """RECORD.md section 4.3, `Keys` (#22): the positions, then key by key a valid scalar and the committed key."""
+    played = honest()
+    i = find(played.entries, "deal", message=Keys.KIND)  # seat 0's keys for the table
+    number, redeal, data = played.entries[i].entry.body
+    table = Keys.from_bytes(data)
+    a, b, *rest = table.keys
+    hand = tuple(p for p in range(48) if p not in table.positions)[:8]
+
+    def keys(positions: tuple[int, ...], values: list[bytes]) -> list[Any]:
+        return [number, redeal, Keys(positions, tuple(values)).to_bytes()]
+
+    cases = [
+        (keys(hand, [bytes(32), *table.keys[1:]]), "unexpected-positions"),  # positions before scalars
+        (keys(table.positions, [b, a, *rest]), "wrong-key"),  # swapped keys
+        (keys(table.positions, [a, bytes(32), *rest]), "invalid-scalar"),
+        (keys(table.positions, [b, bytes(32), *rest]), "wrong-key"),  # the first bad key decides
+        (keys(table.positions, [bytes(32), a, *rest]), "invalid-scalar"),
+        ([number, redeal, Reveal(bytes(32)).to_bytes()], "unexpected-message"),  # not the slot's kind
+    ]
+    for body, reason in cases:
+        assert _judged(played, i, body=body) == (i, reason, 0), reason
+
+
+def test_the_checks_of_a_deck_pass_run_in_the_order_record_md_lists() -> None:
+    """RECORD.md section 4.3, a deck pass: the slot, 48 points, valid points, distinct points, the proof."""
+    played = honest()
+    i = find(played.entries, "deal", message=Deck.KIND, nth=1)  # seat 1's pass 2
+    number, redeal, data = played.entries[i].entry.body
+    deck = Deck.from_bytes(data)
+    points = list(deck.points)
+    bad_point = b"\xff" * 32
+
+    def body(n: int, pts: list[bytes], proof: bytes = deck.proof) -> list[Any]:
+        return [number, redeal, Deck(n, tuple(pts), proof).to_bytes()]
+
+    cases = [
+        (body(4, points), "unexpected-message"),
+        (body(2, [*points[:47], bad_point, bad_point], b""), "deck-size"),
+        (body(2, [points[1], points[1], *points[2:5], bad_point, *points[6:]], b""), "invalid-point"),
+        (body(2, [points[1], points[1], *points[2:]], b""), "duplicate-point"),
+        (body(2, points, deck.proof[:-1]), "bad-shuffle-proof"),
+        (body(2, [points[1], points[0], *points[2:]]), "bad-shuffle-proof"),
+    ]
+    for changed, reason in cases:
+        assert _judged(played, i, body=changed) == (i, reason, 1), reason
+    j = find(played.entries, "deal", message=Deck.KIND, nth=2)  # seat 0's pass 3
+    number, redeal, data = played.entries[j].entry.body
+    lock = Deck.from_bytes(data)
+    swapped = [lock.points[1], lock.points[0], *lock.points[2:]]
+    assert _judged(played, j, body=[number, redeal, Deck(3, tuple(swapped), lock.proof).to_bytes()]) == (
+        j,
+        "bad-lock-proof",
+        0,
+    )
+
+
+def test_a_secret_that_opens_no_commitment_is_named_at_its_reveal() -> None:
+    """RECORD.md section 4.3 (#23): `commitment-mismatch` is named at the Reveal itself, `found_at` empty."""
+    played = honest()
+    i = find(played.entries, "deal", message=Reveal.KIND, nth=2)  # the first Reveal of round 1's audit
+    number, redeal, _ = played.entries[i].entry.body
+    author = played.entries[i].entry.author
+    report = verify_entries(
+        resign(played.entries, i, played.keys, body=[number, redeal, Reveal(b"\x07" * 32).to_bytes()])
+    )
+    finding = report.finding
+    assert finding is not None
+    assert (finding.entry, finding.reason, finding.blame, finding.found_at) == (i, "commitment-mismatch", author, None)
+
+
+def test_the_first_checks_blame_nobody_in_a_file_but_after_end_blames_its_author() -> None:
+    """SPEC.md section 3 and RECORD.md section 4.2 (#20): a bit flipped (the first four checks) blames
+    nobody; an entry after the end, validly signed and linked, blames its author."""
+    played = honest()
+    entries = list(played.entries)
+    last = entries[-1]
+    after = Entry(last.entry.match_id, last.entry.seq + 1, last.digest, 1, "goodbye", ["quit", "late", None], bytes(16))
+    report = verify_entries([*entries, SignedEntry.sign(after, played.keys[1])])
+    assert report.finding is not None
+    assert (report.finding.entry, report.finding.reason, report.finding.blame) == (len(entries), "after-end", 1)
+    forged = SignedEntry(last.data, bytes(64), last.entry)
+    report = verify_entries([*entries[:-1], forged])
+    assert report.finding is not None and (report.finding.reason, report.finding.blame) == ("bad-signature", None)
+
+
+def test_entry_0_is_checked_in_the_order_record_md_lists() -> None:
+    """RECORD.md section 4.1: not a match entry, then the keys and the signature, then the match id."""
+    played = honest()
+    entries = list(played.entries)
+    match = entries[0].entry
+    assert _judged(played, 0, kind="accept", body=[match.body[1]]) == (0, "not-a-match", None)
+    assert _judged(played, 0, match_id=bytes(32))[1:] == ("bad-handshake", 0)
+    rules, _fingerprint, keys, nonces, limit, software = match.body
+    assert _judged(played, 0, body=[rules, bytes(32), keys, nonces, limit, software])[1:] == ("bad-rules", 0)
