@@ -27,6 +27,7 @@ from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing import KOIKOI, CuttingProxy, free_port, koikoi_env, spawn_host
 from p2p_koikoi.wire import SignedEntry, public_bytes
+from tests.record_support import verify_entries
 
 Cut = Callable[[SignedEntry], bool]
 secrets_box: list[tuple[Ed25519PrivateKey, bytes]] = []  # the host's key and master secret of the last match
@@ -151,12 +152,14 @@ async def test_a_network_that_splits_and_delays_writes(tmp_path: Path) -> None:
     assert [e.data for e in host_chain] == [e.data for e in guest_chain]
 
 
-async def test_a_peer_that_never_comes_back_leaves_the_match_abandoned(tmp_path: Path) -> None:
-    """Cut mid-round and keep the proxy from forwarding again: both wait out the grace and claim the other
-    is gone. A side the next entry is owed to (as its own chain stands: the entry lost in the cut may
-    leave the two chains one apart) signs its claim (``peer-gone``); a side that owes it writes nothing
-    (a claim would be its own forfeit). Nobody wins, and each keeps the secret beside its record, since
-    the match can still be resumed."""
+async def test_a_peer_that_never_comes_back_loses_by_its_silence_in_the_record_of_the_one_that_waited(
+    tmp_path: Path,
+) -> None:
+    """Cut mid-round and keep the proxy from forwarding again: both wait out the grace. Silence loses: a
+    side the next entry is owed to signs its claim (``peer-gone``); a side that owes it first writes the
+    game's move for its decision (as when a time limit runs out), then claims in its turn. Each record alone
+    is its writer's win, marked as claimed (each then waited one more grace for the other to come back and
+    answer); the secrets are gone, since neither match can be resumed."""
 
     class OneShot(CuttingProxy):
         async def _serve(self, client: trio.SocketStream) -> None:
@@ -175,9 +178,11 @@ async def test_a_peer_that_never_comes_back_leaves_the_match_abandoned(tmp_path:
         entries = read_record(tmp_path / name).entries
         assert [e.data for e in entries] == [e.data for e in chain]
         last = entries[-1].entry
-        if last.kind == "goodbye":  # its own claim, never a forfeit
-            assert (last.author, last.body[0]) == (seat, "peer-gone")
-        assert (tmp_path / (name + ".secret")).exists(), "an abandoned match can be resumed: its secret stays"
+        assert (last.kind, last.author, last.body[0]) == ("goodbye", seat, "peer-gone")
+        report = verify_entries(entries)
+        assert report.verdict == "verified", report.finding
+        assert report.ending is not None and report.ending.claimed and report.ending.winner == seat
+        assert not (tmp_path / (name + ".secret")).exists(), "a match won by a claim cannot be resumed"
 
 
 def test_kill_9_mid_round_then_koikoi_resume(tmp_path: Path) -> None:

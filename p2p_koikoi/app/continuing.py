@@ -164,16 +164,25 @@ async def play_on(
         )
 
     floor = FloorClock()  # a peer that reconnects does not get its decision time again
+    claimed_at: float | None = None  # when we claimed the gone peer's silence: it may still come back and answer
     while True:
         if channel is None:
+            give_up_at = _give_up_at(plan, session, floor, lost_at) if claimed_at is None else claimed_at + plan.grace
             try:
-                channel = await _come_back(plan, session, identity, say, _give_up_at(plan, session, floor, lost_at))
+                channel = await _come_back(plan, session, identity, say, give_up_at)
             except Fork as fork:  # the peer came back with a copy that forks from ours, and signed it
                 report = settle_fork(fork, session, record)
                 await player.notify(session.take_events())
                 return counted(report)
+            if channel is None and claimed_at is None:
+                report = await _give_up(session, player, record, plan)
+                if _our_claim_stands(session) and plan.grace > 0:
+                    claimed_at = trio.current_time()
+                    say(f"The match is yours by the opponent's silence (claimed); it has {plan.grace:g} s to answer.")
+                    continue
+                return counted(_closed(report, session, record))
             if channel is None:
-                return counted(await _give_up(session, player, record, plan))
+                return counted(_closed(report, session, record))
             if session.waiting is Waiting.PEER:
                 floor.resumed(session.referee.owed_since)
             say("Connection back; the match goes on.")
@@ -197,6 +206,18 @@ async def play_on(
         channel = None
 
 
+def _our_claim_stands(session: MatchSession) -> bool:
+    end = session.ending
+    return end is not None and end.claimed and end.seat == session.seat and session.ending_refutable
+
+
+def _closed(report: MatchReport, session: MatchSession, record: RecordWriter | None) -> MatchReport:
+    """The run is over for good: the secret goes unless the match can be taken up again (adjourned)."""
+    if record is not None and not can_resume(session):
+        record.forget_secret()
+    return report
+
+
 async def _give_up(session: MatchSession, player: Player, record: RecordWriter | None, plan: Reconnect) -> MatchReport:
     """The peer did not come back in time. Silence loses (SPEC.md section 6): what we owe is written first
     (the game's move for a decision, as when a time limit runs out), then our signed claim of the peer's
@@ -212,8 +233,6 @@ async def _give_up(session: MatchSession, player: Player, record: RecordWriter |
     if record is not None:
         record.sync(session.chain.entries)
         record.commit()
-        if not can_resume(session):
-            record.forget_secret()
     await player.notify(session.take_events())
     ended = str(session.ended_by or "disconnected")
     return MatchReport(ended, None, session.end_text, 0, 0, len(session.chain.entries))
