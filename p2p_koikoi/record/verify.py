@@ -345,12 +345,14 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
     ended = referee.end  # how the entries ended the match, if they did
     if walk.unreadable is not None and finding is None:
         if ended is None:
-            finding = referee.finding = _unreadable_finding(walk.unreadable, referee)
+            finding = _unreadable_finding(walk.unreadable, referee)
+            referee.record_fault(finding)
         else:
             report.warnings.append(f"after the match ended: {walk.ending.problem}")
     elif walk.ending.kind == "corrupt" and finding is None and ended is None:
         # A whole frame that does not parse is damage, not a crash: a crash only cuts the last frame short.
-        finding = referee.finding = Finding(len(record.entries), "corrupt-frame", walk.ending.problem, None)
+        finding = Finding(len(record.entries), "corrupt-frame", walk.ending.problem, None)
+        referee.record_fault(finding)
     report.next_writer = referee.next_writer()
     referee.close(walk.ending.problem or "the record stops here")
     summary.fill(report)

@@ -253,6 +253,17 @@ class Referee:
             self._keep(finding, index)
             raise Violation(finding) from None
 
+    def record_fault(self, finding: Finding) -> None:
+        """A fault of the record file itself that its reader found (a frame that does not parse, an entry
+        that does not decode): the match stops there, as at any failure."""
+        if self.finding is None:
+            self.finding = finding
+
+    def excuse_own_breach(self) -> None:
+        """A test's cheating seat sends an entry its own referee refused: the referee lets it go, so the lie
+        can go out and the other seat's referee judge it (``MatchSession.sends_what_it_breaks``)."""
+        self.finding = None
+
     def _keep(self, finding: Finding, index: int) -> None:
         """The first failure stops the match, except, for a live seat, a fault in bytes that never joined
         the chain: those are a broken connection (SPEC.md section 7), and the chain goes on unharmed."""

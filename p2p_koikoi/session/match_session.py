@@ -570,7 +570,7 @@ class MatchSession:
                 raise
             # A test's cheating seat: the lie goes out, its own state is past repair, so it writes
             # nothing more of its own accord and waits for the other seat's verdict.
-            self.referee.finding = None
+            self.referee.excuse_own_breach()
             self._broke_rule = True
             self.outgoing.append(signed)
             return signed
