@@ -20,7 +20,7 @@ from p2p_koikoi.engine import AnyAction, MatchContext, Round, preset
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.record_sync import RecordSync, reveals_secret
 from p2p_koikoi.net.runner import MatchReport, Player, run_match
-from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
+from p2p_koikoi.net.timing import MAX_RESUMES, RECONNECTING, FloorClock, Timing
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.wire import Frame, Ping, Pong, SignedEntry, public_bytes
 
@@ -333,3 +333,44 @@ async def test_a_record_that_cannot_be_written_stops_the_run_with_the_error() ->
     with pytest.raises(BaseExceptionGroup) as caught:
         await match_with_ledger(Ledger(log, fail=True), log)
     assert caught.group_contains(OSError, match="No space left", depth=None)
+
+
+async def test_reconnect_cycling_buys_a_staller_nothing(autojump_clock: trio.testing.MockClock) -> None:
+    """A staller that drops the connection 2 s into each connection and is back 1 s later, 20 times over,
+    as ``play_on`` would take it back each time (``FloorClock.resumed``): the time it owes counts across the
+    drops, and after MAX_RESUMES resumes for one owed entry its patience is spent, so the claim comes no
+    later than one patience plus the reconnect grace after its decision fell due, and well before the 20
+    cycles are over."""
+    ours, theirs = sessions(turn_limit=30, host=ClaimSpy)
+    assert isinstance(ours, ClaimSpy)
+    ours.claims = []
+    floor = FloorClock()
+    due: list[float] = []
+    cycles = 0
+    with trio.fail_after(3600):
+        for cycles in range(1, 21):  # noqa: B007 - the count is read after the loop
+            a, b = trio.testing.memory_stream_pair()
+            if ours.waiting is Waiting.PEER and due:
+                floor.resumed(ours.referee.owed_since)
+            reports: list[MatchReport] = []
+
+            async def host(stream: trio.abc.Stream = a, out: list[MatchReport] = reports) -> None:
+                out.append(await run_match(FramedChannel(stream), ours, Quick(0), reconnect=True, floor=floor))
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(host)
+                async with trio.open_nursery() as staller:
+                    staller.start_soon(stall, FramedChannel(b), theirs, due)
+                    while not due:
+                        await trio.sleep(0.5)
+                    await trio.sleep(2)  # two seconds into its decision on this connection, it drops
+                    staller.cancel_scope.cancel()
+                await b.aclose()
+            if ours.claims:
+                break
+            await trio.sleep(1)
+    assert due and ours.claims, "the staller was never claimed against"
+    patience = 30 + RECONNECTING.turn_grace
+    assert ours.claims[0][0] <= due[0] + patience + RECONNECTING.reconnect_grace
+    assert 1 < cycles <= MAX_RESUMES + 2, cycles
+    assert ours.claims[0][0] < due[0] + patience  # its patience ran out by the resumes, not by the clock
