@@ -9,6 +9,7 @@ Each test names the finding of ``SPEC-FINDINGS.md`` (issue 25) it holds closed."
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -20,21 +21,23 @@ import pytest
 
 from p2p_koikoi.engine import Card
 from p2p_koikoi.engine.rules import Scoring
-from p2p_koikoi.fairness import Deck, Keys, Reveal, Show
+from p2p_koikoi.fairness import Deck, Keys, Reason, Reveal, Show
 from p2p_koikoi.fairness.derive import PROTOCOL_VERSION, DealContext
 from p2p_koikoi.record.format import FORMAT_VERSION
 from p2p_koikoi.referee import Referee, SpectatorKnowledge
 from p2p_koikoi.referee.events import FirstDealerChoice, MatchVisitor
 from p2p_koikoi.referee.findings import Violation
 from p2p_koikoi.referee.table import STATE_DOMAIN, Stage
-from p2p_koikoi.wire import VERSION, Entry, SignedEntry
+from p2p_koikoi.wire import VERSION, Entry, SignedEntry, encode_frame
 from p2p_koikoi.wire.codec import pack, unpack
 from tests.record_support import (
     Played,
     find,
     honest,
     play_match,
+    record_bytes,
     resign,
+    verify_bytes,
     verify_entries,
 )
 
@@ -450,3 +453,166 @@ def test_entry_0_is_checked_in_the_order_record_md_lists() -> None:
     assert _judged(played, 0, match_id=bytes(32))[1:] == ("bad-handshake", 0)
     rules, _fingerprint, keys, nonces, limit, software = match.body
     assert _judged(played, 0, body=[rules, bytes(32), keys, nonces, limit, software])[1:] == ("bad-rules", 0)
+
+
+# ---------------------------------------------------------------------------------- reading a damaged record (#16, #31)
+
+
+def _frames_of(entries: list[SignedEntry] | tuple[SignedEntry, ...], cut: int, extra: bytes) -> bytes:
+    """A record of the first ``cut`` entries, then ``extra`` bytes, then the other entries' frames."""
+    rest = b"".join(encode_frame(pack(["entry", e.data, e.signature])) for e in entries[cut:])
+    return record_bytes(list(entries[:cut])) + extra + rest
+
+
+def test_a_corrupt_frame_fails_at_its_place_blaming_nobody_and_a_cut_one_is_incomplete() -> None:
+    played = honest()
+    cut = 20
+    for extra in (
+        b"\x00\x00\x00\x00",  # a length of 0
+        encode_frame(b"\x92\xa5entry\xd0\x01"),  # not canonical msgpack
+        encode_frame(pack(["stone", b"x"])),  # an unknown frame tag
+        encode_frame(pack(["note", "x", 7, "", b""])),  # a malformed note
+    ):
+        report = verify_bytes(_frames_of(played.entries, cut, extra))
+        assert report.verdict == "failed"
+        assert report.finding is not None
+        assert (report.finding.entry, report.finding.reason, report.finding.blame) == (cut, "corrupt-frame", None)
+    whole = record_bytes(list(played.entries[: cut + 1]))
+    report = verify_bytes(whole[:-3])  # the last frame cut short, as a crash leaves it
+    assert report.verdict == "incomplete" and report.finding is not None
+    assert (report.finding.entry, report.finding.reason, report.finding.blame) == (cut, "incomplete", None)
+    report = verify_bytes(record_bytes(list(played.entries)) + b"\x00\x00\x00\x00")
+    assert report.verdict == "verified" and report.warnings
+
+
+def test_an_entry_whose_bytes_do_not_decode_is_blamed_on_whoever_signed_them() -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from p2p_koikoi.wire import SIGN_DOMAIN
+
+    played = honest()
+    cut = 20
+    bad = pack([1, *unpack(played.entries[cut].data)[1:]])  # an entry of another protocol version
+    for signer, blame in ((played.keys[1], 1), (played.keys[0], 0), (Ed25519PrivateKey.generate(), None)):
+        frame = encode_frame(pack(["entry", bad, signer.sign(SIGN_DOMAIN + bad)]))
+        report = verify_bytes(record_bytes(list(played.entries[:cut])) + frame)
+        assert report.verdict == "failed" and report.entries == cut
+        assert report.finding is not None
+        assert (report.finding.entry, report.finding.reason, report.finding.blame) == (cut, "unreadable-entry", blame)
+
+
+# ---------------------------------------------------------------------------------- the report (#9, #25)
+
+
+def test_the_json_report_is_a_list_for_one_file_too() -> None:
+    from p2p_koikoi.ui.verify_view import error_json, render_json
+
+    report = verify_entries(honest().entries)
+    assert isinstance(json.loads(render_json([report])), list) and len(json.loads(render_json([report]))) == 1
+    (problem,) = json.loads(error_json("nothing there"))
+    assert problem["verdict"] == "unreadable"
+    assert "prints a JSON **list**, one object per file" in page("RECORD.md")
+
+
+def test_a_deal_is_listed_once_audited_before_its_results_and_nobody_wins_as_null() -> None:
+    """RECORD.md section 4.6 (#25): a redeal is listed with winner null; a deal whose second `result`
+    lies is still listed (it was audited), while the report fails on that result."""
+    played = play_match(*REDEAL)
+    report = verify_entries(played.entries)
+    assert report.verdict == "verified"
+    first = report.rounds[0].to_json()
+    assert (first["round"], first["redeal"], first["outcome"], first["winner"]) == (1, 0, "redeal", None)
+    i = find(played.entries, "result", nth=3)  # the second result of the deal played after the redeal
+    body = list(played.entries[i].entry.body)
+    body[4] += 1
+    lied = verify_entries(resign(played.entries, i, played.keys, body=body))
+    assert lied.finding is not None and lied.finding.reason == "result-mismatch"
+    assert [(r.number, r.redeal) for r in lied.rounds] == [(1, 0), (1, 1)]
+
+
+# ---------------------------------------------------------------------------------- reason ids (items 3 and 5)
+
+_PRODUCERS = {"RemoteProtocolError": 0, "NotKoikoi": 0, "_fail": 1, "Finding": 1}
+_FAMILIES = {"illegal-move:": "illegal-move:RULE", "audit:": "audit:RULE", "unconfirmed:": "unconfirmed:REASON"}
+
+
+def _ids_made_by(path: Path, producers: dict[str, int]) -> set[str]:
+    """The reason ids the calls in ``path`` make: a string (or the fixed start of an f-string) at the reason's
+    place in a call of one of ``producers`` (name -> the reason's argument)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        place = producers.get(name)
+        if place is None or len(node.args) <= place:
+            continue
+        arg = node.args[place]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            found.add(arg.value)
+        elif isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+            start = str(arg.values[0].value)
+            found.add(_FAMILIES.get(start, start + "*"))
+    return found
+
+
+def _code_ids() -> set[str]:
+    """Every reason id the referee, the wire, the network and the verifier can name, and the deal's."""
+    found = {str(reason) for reason in Reason}
+    for path in (ROOT / "p2p_koikoi").rglob("*.py"):
+        if path.name != "transcript.py":
+            found |= _ids_made_by(path, _PRODUCERS)
+    return found
+
+
+def _family(reason: str) -> str:
+    """``illegal-move:wrong-phase`` -> ``illegal-move:RULE``; an id of no family is itself."""
+    return _FAMILIES.get(reason.split(":")[0] + ":", reason) if ":" in reason else reason
+
+
+def _table_ids(text: str) -> list[str]:
+    return re.findall(r"^\| `([a-z][a-z:A-Z-]*)` \|", text, re.M)
+
+
+def _record_ids() -> list[str]:
+    return _table_ids(section(page("RECORD.md"), "<!-- reason-ids:", "<!-- end reason-ids -->"))
+
+
+def _deal_ids() -> list[str]:
+    return _table_ids(section(page("DEAL.md"), "## 11.", "## 12."))
+
+
+def test_every_reason_id_the_code_can_name_is_defined_once() -> None:
+    """RECORD.md section 4.7 with DEAL.md section 11: each id the code can name has one definition, and
+    each definition an id the code can name (`bad-show`, `early-key`, `unexpected-field` among them)."""
+    record, deal = _record_ids(), _deal_ids()
+    assert len(record) == len(set(record)) and len(deal) == len(set(deal))
+    assert {"bad-show", "early-key", "unexpected-field"} <= set(record)
+    defined = set(record) | set(deal)
+    code = _code_ids()
+    assert not sorted(i for i in code if i not in defined and _family(i) not in defined), "defined nowhere"
+    assert not sorted(defined - code - {_family(i) for i in code}), "defined, but the code cannot name them"
+    assert set(record) & set(deal) == {"wrong-key"}  # a key of the greeting, and a key of the deal
+
+
+def test_the_transcript_ids_are_transcript_md_s() -> None:
+    transcript = section(page("TRANSCRIPT.md"), "## 3.", "\n## ")
+    listed = set(re.findall(r"`([a-z][a-z:A-Z-]*)`", transcript))
+    made = _ids_made_by(ROOT / "p2p_koikoi" / "record" / "transcript.py", {"reject": 1})
+    fixed = {_family(i) for i in made if not i.endswith("*")}
+    assert "illegal-move:RULE" in fixed
+    made_by_families = {"play-captures", "draw-captures", "result-mismatch", "outcome-mismatch"}
+    assert not sorted((fixed | made_by_families) - listed)
+
+
+def test_the_reason_ids_spec_md_lists_are_defined() -> None:
+    """SPEC.md's list of reason ids (section 6, while it keeps one) names only ids that RECORD.md section 4.7
+    or DEAL.md section 11 define (a family by its prefix: `illegal-move:RULE`)."""
+    defined = set(_record_ids()) | set(_deal_ids())
+    spec = page("SPEC.md")
+    if "| where | ids |" not in spec:
+        return  # the list is gone: SPEC.md links to RECORD.md section 4.7 instead
+    table = spec.split("| where | ids |")[1].split("\n\n")[0]
+    listed = set(re.findall(r"`([a-z][a-z:A-Z-]*)`", table))
+    assert not sorted(i for i in listed if i not in defined and _family(i) not in defined)
