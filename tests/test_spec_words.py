@@ -13,11 +13,13 @@ import ast
 import hashlib
 import json
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from p2p_koikoi.engine import Card
 from p2p_koikoi.engine.rules import Scoring
@@ -28,7 +30,7 @@ from p2p_koikoi.referee import Referee, SpectatorKnowledge
 from p2p_koikoi.referee.events import FirstDealerChoice, MatchVisitor
 from p2p_koikoi.referee.findings import Violation
 from p2p_koikoi.referee.table import STATE_DOMAIN, Stage
-from p2p_koikoi.wire import VERSION, Entry, SignedEntry, encode_frame
+from p2p_koikoi.wire import VERSION, Entry, RemoteProtocolError, SignedEntry, encode_frame
 from p2p_koikoi.wire.codec import pack, unpack
 from tests.record_support import (
     Played,
@@ -256,6 +258,47 @@ def test_while_a_gaji_play_waits_the_state_is_the_one_before_it() -> None:
         referee.feed(entries[i])
         if answer == "no-hiki":
             assert referee.round.public_state()[0] == "draw" and referee.floor() == gaji.author
+
+
+# ---------------------------------------------------------------------------------- frames (#28, #26)
+
+
+def test_the_nesting_example_of_spec_md_is_the_codec_s_limit() -> None:
+    example = re.search(r"so\s+`(\[0, \[1, \[2, \[3\]\]\]\])` is as deep", page("SPEC.md"))
+    assert example is not None
+    deepest = json.loads(example.group(1))
+    assert unpack(pack(deepest)) == deepest
+    with pytest.raises(RemoteProtocolError) as caught:
+        unpack(pack([0, [1, [2, [3, [4]]]]]))
+    assert caught.value.reason == "too-deep"
+    for value, reason in (([{}], "bad-type"), ([{1: 2}], "bad-msgpack"), ([1.5], "bad-type")):
+        with pytest.raises(RemoteProtocolError) as caught:
+            unpack(pack(value))
+        assert caught.value.reason == reason, value
+
+
+def test_both_ends_of_a_connection_send_every_frame_at_once() -> None:
+    """SPEC.md section 1's interop note (#26): TCP_NODELAY on the dialled and on the accepted socket."""
+    from p2p_koikoi.net.tcp import Address, _connect
+
+    async def main() -> tuple[int, int]:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        port = listeners[0].socket.getsockname()[1]
+        accepted: list[trio.SocketStream] = []
+
+        async def accept() -> None:
+            accepted.append(await listeners[0].accept())
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(accept)
+            dialled = await _connect(Address("127.0.0.1", port))
+        options = tuple(s.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in (dialled, *accepted))
+        for stream in (dialled, *accepted):
+            await stream.aclose()
+        await listeners[0].aclose()
+        return options  # type: ignore[return-value]
+
+    assert all(trio.run(main))
 
 
 # ---------------------------------------------------------------------------------- the order of checks (#18, #20-#23)
