@@ -57,8 +57,8 @@ def test_every_rule_of_the_endings_table_is_reachable_and_first_match_wins() -> 
         for claim in Claim:
             for reason in ("", "bad-signature", "not-a-card"):
                 for owed in (None, 0, 1):
-                    for flags in range(8):
-                        caught, counted, before = bool(flags & 1), bool(flags & 2), bool(flags & 4)
-                        goodbye = Goodbye(author, claim, reason, owed, caught, counted, before)
+                    for flags in range(16):
+                        caught, counted, before, adjourned = (bool(flags & bit) for bit in (1, 2, 4, 8))
+                        goodbye = Goodbye(author, claim, reason, owed, caught, counted, before, adjourned)
                         seen.add(rule_goodbye(goodbye).name)
     assert seen == {rule.name for rule in ENDING_RULES}

@@ -430,7 +430,7 @@ class _Run:
         while True:
             self.wake = trio.Event()
             if self.quit_requested is not None and self.quit_requested.is_set():
-                session.quit("the player left")
+                self.leave()
             await self.flush()
             events = session.take_events()
             if events:
@@ -445,6 +445,18 @@ class _Run:
                 await self.decide_rules()
             else:
                 await self.decide_move()
+
+    def leave(self) -> None:
+        """Our player leaves. With no decision time limit, while the peer owes the next entry, that adjourns
+        the match (nobody wins; it can be taken up again): no limit on thinking must not trap the one who
+        waits. Otherwise leaving forfeits it."""
+        session = self.session
+        if session.ended_by is not None:
+            return
+        if not session.turn_limit and session.waiting is Waiting.PEER:
+            session.adjourn("adjourned: the player left while the opponent was deciding")
+        else:
+            session.quit("the player left")
 
     async def wait_for_peer(self) -> None:
         """Sleep until woken, or, once the peer held the floor past its patience (counted across every

@@ -16,6 +16,9 @@ declined               before the guest accepted the rules                   dec
 integrity-accusation   ``violation:R``, R a fault in bytes that never        forfeit      writer
                        joined the chain (no evidence can exist)
 accusation             ``violation:R``, any other R                          checked with the evidence
+kept-adjournment       ``peer-gone``/``stalled`` against a seat that         adjourned    nobody
+                       adjourned, has not written since, in a match with
+                       no decision time limit
 claim                  ``peer-gone``/``stalled`` by the seat that waited     silence      owed
 concession             ``peer-gone``/``stalled`` by the seat that owed       forfeit      writer
 adjourn                ``adjourn`` by the seat that waited                   adjourned    nobody
@@ -118,6 +121,12 @@ ENDING_RULES: tuple[EndingRule, ...] = (
         Loser.WRITER,
     ),
     EndingRule("accusation", "`violation:R`, any other R", Ending.VIOLATION, Loser.EVIDENCE),
+    EndingRule(
+        "kept-adjournment",
+        "`peer-gone` or `stalled` against a seat that adjourned and has not written since, with no time limit",
+        Ending.ADJOURNED,
+        Loser.NOBODY,
+    ),
     EndingRule("claim", "`peer-gone` or `stalled` by the seat that waited", Ending.SILENCE, Loser.OWED),
     EndingRule("concession", "`peer-gone` or `stalled` by the seat that owed", Ending.FORFEIT, Loser.WRITER),
     EndingRule("adjourn", "`adjourn` by the seat that waited", Ending.ADJOURNED, Loser.NOBODY),
@@ -132,7 +141,9 @@ class Goodbye:
 
     ``owed`` is the seat that held the floor (None when nobody did); ``caught_other`` says the reader's
     own referee had already found the other seat at fault; ``counted`` that the count decided the match;
-    ``before_accept`` that the guest had not yet accepted the rules."""
+    ``before_accept`` that the guest had not yet accepted the rules; ``accused_adjourned`` that, in a match
+    with no decision time limit, the seat a claim accuses adjourned it and has not written since (no limit on
+    thinking means an adjournment can be taken up again at any time)."""
 
     author: int
     claim: Claim
@@ -141,6 +152,7 @@ class Goodbye:
     caught_other: bool = False
     counted: bool = False
     before_accept: bool = False
+    accused_adjourned: bool = False
 
 
 def rule_goodbye(goodbye: Goodbye) -> EndingRule:
@@ -155,6 +167,8 @@ def rule_goodbye(goodbye: Goodbye) -> EndingRule:
         name = "declined"
     elif claim is Claim.VIOLATION:
         name = "integrity-accusation" if goodbye.reason in INTEGRITY_REASONS else "accusation"
+    elif claim in (Claim.PEER_GONE, Claim.STALLED) and waited and goodbye.accused_adjourned:
+        name = "kept-adjournment"
     elif claim in (Claim.PEER_GONE, Claim.STALLED):
         name = "claim" if waited else "concession"
     elif claim is Claim.ADJOURN and waited:

@@ -157,6 +157,7 @@ class Referee:
         self._history_entries: list[int] = []  # the entry of each action in the round's history
         self._owed_since = 0  # the chain length when the floor holder began to owe its next entry
         self._objected_at = -1  # the ``_owed_since`` of the last objection (``here``)
+        self._adjourned_by: int | None = None  # the seat that adjourned and has not written since
         self._signed_by_us = False  # the entry being judged is one we have just signed
         self._entry = 0  # the entry being judged
         self._author = 0
@@ -419,6 +420,8 @@ class Referee:
             _fail(index, "desync", text, entry.author)
 
     def _take(self, signed: SignedEntry) -> None:
+        if self._adjourned_by == signed.entry.author:
+            self._adjourned_by = None  # it wrote again: its adjournment is taken up
         self.entries.append(signed)
         self.head = signed.digest
 
@@ -870,6 +873,7 @@ class Referee:
             caught_other=finding is not None and finding.blame == 1 - author,
             counted=self.match is not None and self.match.phase is MatchPhase.OVER,
             before_accept=self.stage in (Stage.MATCH, Stage.ACCEPT),
+            accused_adjourned=not self.turn_limit and owed is not None and self._adjourned_by == owed,
         )
         rule = endings.rule_goodbye(goodbye)
         if rule.name == "counted":
@@ -885,6 +889,8 @@ class Referee:
             what = f"seat {author} accused seat {1 - author} of {reason}, a fault in bytes that never joined"
             self.finding = Finding(index, "baseless-accusation", what + " the chain: no evidence can exist", author)
         how = rule.ending
+        if rule.name == "adjourn":
+            self._adjourned_by = author
         if rule.loser is Loser.EVIDENCE and loser == author:
             how = Ending.FORFEIT
         if loser is None:

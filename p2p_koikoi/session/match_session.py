@@ -469,7 +469,16 @@ class MatchSession:
             self._caught(exc)
             raise
         self._answer_claim(())
+        self._go_on_after_adjournment()
         self._pump()
+
+    def _go_on_after_adjournment(self) -> None:
+        """The peer adjourned while we owed the next entry, and we are here. With a decision time limit we
+        play on: our next entry lifts the adjournment (so a seat cannot escape a loss by adjourning). With
+        none, the adjournment is kept: no limit on thinking means it can be taken up at any time."""
+        end = self.ending
+        if end is not None and end.how is Ending.ADJOURNED and end.seat == self.peer and self.turn_limit:
+            self._lift()
 
     def _crossed(self, signed: SignedEntry) -> bool:
         """The peer's entry for a place our chain already fills: a crossing we settle, or not (False)."""
