@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from p2p_koikoi.fairness import Deck, Reason
+from p2p_koikoi.referee.endings import ENDING_RULES, INTEGRITY_REASONS, Loser
 from p2p_koikoi.referee.table import (
     AUDIT_SLOTS,
     COIN_SLOTS,
@@ -66,3 +67,56 @@ def test_every_reason_id_the_code_can_name_is_in_the_spec() -> None:
     listed = set(re.findall(r"`([a-z][a-z:-]*[a-z])`", section))
     missing = sorted(r for r in _reason_ids_in_code() if r not in listed and not r.startswith("unconfirmed:"))
     assert not missing, f"reason ids the code can name but SPEC.md section 6 does not list: {missing}"
+
+
+# ------------------------------------------------------------------------------------------- endings
+
+_LOSER_WORDS = {
+    Loser.OTHER: "the other seat",
+    Loser.WRITER: "the writer",
+    Loser.OWED: "the seat that owed the next entry",
+    Loser.COUNT: "as the count decided",
+    Loser.NOBODY: "nobody",
+    Loser.EVIDENCE: "the accused if the evidence proves it at fault; else the writer, and the ending is "
+    "**forfeit** (`baseless-accusation`)",
+}
+_ENDINGS_BEGIN = "<!-- endings: generated from ENDING_RULES in p2p_koikoi/referee/endings.py by "
+_ENDINGS_BEGIN += "`python tests/test_spec_tables.py`; tests/test_spec_tables.py checks it -->\n"
+_ENDINGS_END = "<!-- end endings -->"
+_INTEGRITY_BEGIN = "<!-- integrity ids: INTEGRITY_REASONS in p2p_koikoi/referee/endings.py -->"
+_INTEGRITY_END = "<!-- end integrity ids -->"
+
+
+def endings_table() -> str:
+    """SPEC.md section 6's endings table, row for row from the referee's own ``ENDING_RULES``."""
+    lines = [
+        "| # | rule | when | ending | who loses |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for number, rule in enumerate(ENDING_RULES, 1):
+        lines.append(f"| {number} | `{rule.name}` | {rule.when} | **{rule.ending}** | {_LOSER_WORDS[rule.loser]} |")
+    return "\n".join(lines) + "\n"
+
+
+def _between(text: str, begin: str, end: str) -> str:
+    assert text.count(begin) == 1 and text.count(end) == 1, (begin, end)
+    return text.split(begin)[1].split(end)[0]
+
+
+def test_the_endings_table_in_the_spec_is_the_referees() -> None:
+    """SPEC.md section 6 prints ENDING_RULES, in order: a rule changed in the code fails here until the
+    table is generated again (``python tests/test_spec_tables.py`` prints it)."""
+    section = SPEC.split("## 6.")[1].split("## 7.")[0]
+    assert _between(section, _ENDINGS_BEGIN, _ENDINGS_END) == endings_table()
+
+
+def test_the_integrity_ids_in_the_spec_are_the_referees() -> None:
+    """The ids whose accusation is its writer's forfeit (no evidence can exist) are INTEGRITY_REASONS."""
+    section = SPEC.split("## 6.")[1].split("## 7.")[0]
+    listed = re.findall(r"`([a-z][a-z-]*)`", _between(section, _INTEGRITY_BEGIN, _INTEGRITY_END))
+    assert len(listed) == len(set(listed))
+    assert set(listed) == set(INTEGRITY_REASONS)
+
+
+if __name__ == "__main__":  # print the endings table, to paste between the markers of SPEC.md section 6
+    print(endings_table(), end="")
