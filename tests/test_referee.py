@@ -55,6 +55,23 @@ def test_a_gaji_answered_with_hiki_and_with_no_hiki_verifies() -> None:
         assert report.verdict == "verified", report.finding
 
 
+def test_a_hiki_answer_not_in_canonical_form_is_refused() -> None:
+    """``hiki CARD`` must be written as the canonical text (one space, the card's id): two spaces, or a
+    card named otherwise, is ``not-canonical``, blamed on its writer (SPEC-FINDINGS code defect 1)."""
+    played = play_match("rulebook", "gaji 23")
+    entries = played.entries
+    i = next(n for n, e in enumerate(entries) if e.entry.kind == "move" and e.entry.body[1].startswith("hiki "))
+    number, text, show, keys = entries[i].entry.body
+    head, card = text.split(" ")
+    for spelled in (f"{head}  {card}", f"{head} {card.upper()}"):
+        report = verify_entries(resign(entries, i, played.keys, body=[number, spelled, show, keys]))
+        assert (report.finding.entry, report.finding.reason, report.finding.blame) == (
+            i,
+            "not-canonical",
+            entries[i].entry.author,
+        ), report.finding
+
+
 def goodbye(
     played_entries: list[SignedEntry], keys: Keys, author: int, reason: str, text: str, evidence: bytes | None = None
 ) -> SignedEntry:

@@ -812,6 +812,8 @@ class Referee:
         if len(words) != 2 or words[0] != "hiki" or keys is not None:
             _fail(self._entry, "bad-hiki", "a Gaji play must be answered with hiki CARD or no-hiki", author)
         card = Card.parse(words[1])
+        if text != f"hiki {card.id}":
+            _fail(self._entry, "not-canonical", f"the Hiki answer {text!r} is not in canonical form", author)
         if card.month != pending.target.month or self._show(show) != card.bit:
             _fail(self._entry, "bad-hiki", "the Hiki card is not the fourth of that month", author)
         self._hiki.append(HikiAnswer(len(rnd.history), rnd.turn, pending, card))
