@@ -7,9 +7,11 @@ entry; ``d`` is the first entry where they differ. The rules, in order (``protoc
 
 1. the same entries: ``SAME``;
 2. one is a prefix of the other: ``PREFIX``; the longer stands. If the shorter ends with a claim of the
-   other seat's silence, and the longer holds an entry of the accused chained after that claim, the
-   claim is refuted (by that entry) and the shorter falls; so does a shorter copy naming another winner
-   than the longer one;
+   other seat's silence, and the longer holds an entry of the accused chained after that claim and then
+   an entry of the claimant (it received the answer and played on), the claim is refuted (by that
+   entry) and the shorter falls; so does a shorter copy naming another winner than the longer one. An
+   answer the claimant never signed anything after may never have reached it (or been sent at all: a
+   staller can answer in its own copy only): ``DISPUTED``, naming the claim and the answer;
 3. different entries at ``d`` signed by one seat: ``FORK``, that seat to blame; neither copy stands;
 4. different authors at ``d``, and a seat signed entries on both branches (at or after ``d``):
    ``BOTH_BRANCHES``: that seat forked. Its entry at ``d`` starts the branch that falls; the other
@@ -217,12 +219,25 @@ def _prefix(copies: tuple[Copy, Copy], names: tuple[str, str]) -> CopyComparison
     ruling, accused = short.ruling, short.ruling.accused
     if accused is not None:
         refuting = next((i for i in range(cut, len(long.entries)) if long.entries[i].entry.author == accused), None)
-        if refuting is not None:
+        claimant = 1 - accused
+        seen = refuting is not None and any(e.entry.author == claimant for e in long.entries[refuting + 1 :])
+        if refuting is not None and seen:
             text = (
                 f"{head}; the shorter ends with seat {ruling.seat}'s claim that seat {accused} was silent "
-                f"(entry {cut - 1}), refuted by entry {refuting} of the longer copy, seat {accused}'s"
+                f"(entry {cut - 1}), refuted by entry {refuting} of the longer copy, seat {accused}'s, "
+                f"which seat {claimant} played on from"
             )
             return CopyComparison(Comparison.PREFIX, cut, longer, (longer,), text, refuted_by=refuting)
+        if refuting is not None:
+            # An answer the claimant never signed anything after: it may never have reached the claimant (or
+            # been sent at all). Time cannot be proven from the copies (SPEC.md section 6): undecidable.
+            parting = (describe_entry(short.entries[cut - 1]), describe_entry(long.entries[refuting]))
+            text = (
+                f"{head}; but the shorter ends with seat {claimant}'s claim that seat {accused} was silent "
+                f"(entry {cut - 1}), answered by seat {accused}'s entry {refuting}, which seat {claimant} never "
+                "signed anything after: whether the answer ever reached it, the copies cannot say: disputed"
+            )
+            return CopyComparison(Comparison.DISPUTED, cut, longer, (), text, None, refuting, parting)
     other = long.ruling.winner
     if ruling.winner is not None and other is not None and ruling.winner != other:
         text = f"{head}; the shorter names {_winner_words(ruling.winner)}, but the match went on past its end"
