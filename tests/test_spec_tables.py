@@ -8,6 +8,7 @@ from pathlib import Path
 
 from p2p_koikoi.fairness import Deck, Reason
 from p2p_koikoi.referee.endings import ENDING_RULES, INTEGRITY_REASONS, Loser
+from p2p_koikoi.referee.events import Ending
 from p2p_koikoi.referee.table import (
     AUDIT_SLOTS,
     COIN_SLOTS,
@@ -116,6 +117,50 @@ def test_the_integrity_ids_in_the_spec_are_the_referees() -> None:
     listed = re.findall(r"`([a-z][a-z-]*)`", _between(section, _INTEGRITY_BEGIN, _INTEGRITY_END))
     assert len(listed) == len(set(listed))
     assert set(listed) == set(INTEGRITY_REASONS)
+
+
+# The four pages that state the endings: SPEC.md section 6 is the one source, the others refer to it.
+_ENDING_PAGES = ("SPEC.md", "RECORD.md", "DEAL.md", "COVERAGE.md")
+
+
+def _page(name: str) -> str:
+    return (ROOT / "protocol" / name).read_text()
+
+
+def test_the_pages_name_only_endings_the_referee_has() -> None:
+    """Every ending the pages name (``ending `x` ``) is an :class:`Ending`, and RECORD.md section 4.5's
+    table has a row for every ending the referee can rule, and for no other."""
+    names = {str(ending) for ending in Ending}
+    for name in _ENDING_PAGES:
+        text = _page(name)
+        for found in re.findall(r"\bending[s]? (?:is |are |)`([a-z-]+)`", text):
+            assert found in names, (name, found)
+    record = _page("RECORD.md").split("### 4.5")[1].split("### 4.6")[0]
+    table = re.findall(r"^\| `([a-z-]+)` \| ", record.split("| ending (`how`) |")[1].split("\n\n")[0], re.M)
+    ruled = names - {"abandoned", "disputed"}  # version 2's endings: no referee rules them any more
+    assert set(table) == ruled, sorted(set(table) ^ ruled)
+    assert {rule.ending.value for rule in ENDING_RULES} <= set(table)
+
+
+def test_no_page_leaves_a_silent_seat_abandoned() -> None:
+    """Version 3: a silent seat loses. ``abandoned`` (version 2's nobody-wins claim) may appear only in a
+    line that says it is version 2's, or for a deal (a deal cut short is audited all the same)."""
+    for name in (*_ENDING_PAGES, "../README.md"):
+        for line in _page(name).splitlines():
+            if re.search(r"(?i)\babandon", line):
+                assert "version 2" in line.lower() or "abandoned deal" in line, (name, line)
+
+
+def test_every_page_says_a_silent_staller_loses_as_spec_md_says() -> None:
+    """One source for what staying silent costs (issue 24, item 7; finding #30): SPEC.md section 6 states
+    it; DEAL.md section 11 and COVERAGE.md refer to it and say nothing else of it."""
+    spec = SPEC.split("## 6.")[1].split("## 7.")[0]
+    assert "### Silence instead of a Reveal\n" in spec
+    deal = _page("DEAL.md").split("## 11.")[1].split("## 12.")[0]
+    coverage = _page("COVERAGE.md")
+    for text in (deal, coverage):
+        assert 'SPEC.md section 6, "Silence instead of a Reveal"' in text
+        assert not re.search(r"(?i)forfeit(s|ed)? the match", text)
 
 
 if __name__ == "__main__":  # print the endings table, to paste between the markers of SPEC.md section 6
