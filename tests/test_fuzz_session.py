@@ -36,6 +36,7 @@ from p2p_koikoi.engine import preset
 from p2p_koikoi.engine.cards import Card
 from p2p_koikoi.fairness import Commit, Deck, Keys, Reveal, Show, parse_message
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
+from p2p_koikoi.referee.findings import BadBytes
 from p2p_koikoi.session.match_session import MatchSession, Stage, Waiting
 from p2p_koikoi.wire import Entry, RemoteProtocolError, SignedEntry, public_bytes
 from p2p_koikoi.wire.schema import KINDS
@@ -261,6 +262,13 @@ def deliver(point: Point, kind: str, body: list[Any], *, state: bytes | None = N
     except RemoteProtocolError as exc:
         note_event(f"refused: {exc.reason}")
         assert exc.blame == session.peer, (exc.reason, exc.blame, str(exc))
+        if isinstance(exc, BadBytes):
+            assert len(session.chain.entries) == entry.seq
+            # Bytes that never joined the chain end nothing (SPEC.md section 7): the runner drops the
+            # connection and the match waits for the peer; the session is as it was, and accuses nobody.
+            assert session.stage is not Stage.OVER and session.failure is None
+            assert not [e for e in session.take_outgoing() if e.entry.kind == "goodbye"]
+            raise
         assert session.stage is Stage.OVER and session.failure is exc
         goodbyes = [e for e in session.take_outgoing() if e.entry.kind == "goodbye"]
         if session.chain.entries:  # before the match entry there is no chain for a goodbye to join

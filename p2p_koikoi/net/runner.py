@@ -58,7 +58,7 @@ from p2p_koikoi.engine import AnyAction, CallStop, MatchContext, Round, RuleSet
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.record_sync import RecordFile, RecordSync
 from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
-from p2p_koikoi.referee.endings import INTEGRITY_REASONS
+from p2p_koikoi.referee.findings import BadBytes
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
 from p2p_koikoi.wire import Frame, Ping, Pong, RemoteProtocolError, SignedEntry
 
@@ -334,7 +334,7 @@ class _Run:
         except RemoteProtocolError as exc:
             self.record_withdrawals()
             self.records.push(session.chain.entries)
-            if exc.reason in INTEGRITY_REASONS:
+            if isinstance(exc, BadBytes):
                 self.fault(exc, signed.data + signed.signature)
                 return False
             evidence = b"" if _in_chain(session, signed) else signed.data + signed.signature

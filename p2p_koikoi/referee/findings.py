@@ -19,7 +19,7 @@ from typing import Any
 
 from p2p_koikoi.wire import RemoteProtocolError
 
-__all__ = ["Finding", "Rejected", "Violation", "blame_words"]
+__all__ = ["BadBytes", "Finding", "Rejected", "Violation", "blame_words"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +78,13 @@ class Violation(RemoteProtocolError):
 
     def __str__(self) -> str:
         return self.finding.text
+
+
+class BadBytes(Violation):
+    """An entry a live seat received that never joined the chain (a bad signature, a wrong link, another
+    match's entry, a replay, out of turn, a wrong state hash): nobody but the receiver saw those bytes, so
+    they prove nothing to anyone else. The seat treats them as a broken connection, not as an ending
+    (SPEC.md section 7); the referee keeps no finding and the chain goes on unharmed."""
 
 
 Rejected = Violation  # the name readers of transcripts use

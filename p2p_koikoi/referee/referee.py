@@ -81,7 +81,7 @@ from p2p_koikoi.referee.events import (
     PlayedRound,
 )
 from p2p_koikoi.referee.evidence import examine
-from p2p_koikoi.referee.findings import Finding, Violation
+from p2p_koikoi.referee.findings import BadBytes, Finding, Violation
 from p2p_koikoi.referee.sides import CoinSide, DealSide, Knowledge
 from p2p_koikoi.referee.table import (
     AUDIT_SLOTS,
@@ -245,13 +245,15 @@ class Referee:
                 self._check_integrity(index, signed)
             self._judge(signed)
         except Violation as exc:
-            self._keep(exc.finding, index)
+            if not self._keep(exc.finding, index):
+                raise BadBytes(exc.finding) from None
             raise
         except Exception as exc:
             finding = self._classify(exc)
             if finding is None:
                 raise
-            self._keep(finding, index)
+            if not self._keep(finding, index):
+                raise BadBytes(finding) from None
             raise Violation(finding) from None
 
     def record_fault(self, finding: Finding) -> None:
@@ -265,12 +267,14 @@ class Referee:
         can go out and the other seat's referee judge it (``MatchSession.sends_what_it_breaks``)."""
         self.finding = None
 
-    def _keep(self, finding: Finding, index: int) -> None:
-        """The first failure stops the match, except, for a live seat, a fault in bytes that never joined
-        the chain: those are a broken connection (SPEC.md section 7), and the chain goes on unharmed."""
+    def _keep(self, finding: Finding, index: int) -> bool:
+        """The first failure stops the match (True), except, for a live seat, a fault in bytes that never
+        joined the chain: those are a broken connection (SPEC.md section 7), and the chain goes on unharmed."""
         live_fault = self.seat is not None and finding.reason in endings.INTEGRITY_REASONS
-        if not (live_fault and len(self.entries) == index):
-            self.finding = finding
+        if live_fault and len(self.entries) == index:
+            return False
+        self.finding = finding
+        return True
 
     def prepare(self, author: int, kind: str, body: list[Any]) -> Entry:
         """The entry ``author`` (our seat) may sign next; :class:`LocalProtocolError` if it may not."""

@@ -64,7 +64,7 @@ from p2p_koikoi.referee import (
     Violation,
     result_body,
 )
-from p2p_koikoi.referee.endings import INTEGRITY_REASONS
+from p2p_koikoi.referee.findings import BadBytes
 from p2p_koikoi.wire import LocalProtocolError, RemoteProtocolError, SignedEntry, public_bytes
 
 __all__ = ["SOFTWARE", "MatchSession", "SessionEnd", "SessionEvent", "Stage", "Waiting"]
@@ -463,9 +463,9 @@ class MatchSession:
             raise RemoteProtocolError("after-end", "the peer wrote after the match ended", blame=self.peer)
         try:
             self.referee.feed(signed)
+        except BadBytes:
+            raise  # bytes that never joined the chain: a broken connection, not an ending (the runner's)
         except Violation as exc:
-            if exc.reason in INTEGRITY_REASONS:
-                raise  # bytes that never joined the chain: a broken connection, not an ending (the runner's)
             self._caught(exc)
             raise
         self._answer_claim(())
@@ -497,6 +497,8 @@ class MatchSession:
         self.withdrawals.append(place)
         try:
             self.referee.feed(signed)
+        except BadBytes:
+            raise
         except Violation as exc:
             self._caught(exc)
             raise

@@ -37,6 +37,7 @@ from p2p_koikoi.engine import Phase, RuleSet
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import greet_as_guest
 from p2p_koikoi.net.runner import MatchReport, run_match
+from p2p_koikoi.net.timing import Timing
 from p2p_koikoi.record.reader import Record, read_record
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Stage
@@ -156,6 +157,8 @@ async def duel(
     step_deadline: float = 60.0,
     dead_after: float = 20.0,
     timeout: float = 30.0,
+    turn_limit: int = 0,
+    timing: Timing | None = None,
 ) -> Duel:
     """Play the honest program against a cheater over a memory stream pair, and read the record back.
 
@@ -172,6 +175,7 @@ async def duel(
         options: dict[str, Any] = {"master_secret": hashlib.sha256(f"{seed}/secret/{seat}".encode()).digest()}
         if seat == 0:
             options["rules"] = rules
+            options["turn_limit"] = turn_limit
         return factory(seat, keys[seat], public_bytes(keys[1 - seat]), nonces, **options)
 
     honest = build(MatchSession, honest_seat)
@@ -193,6 +197,9 @@ async def duel(
     errors: list[BaseException] = []
 
     async def play_honest() -> None:
+        if timing is not None:
+            reports.append(await run_match(honest_channel, honest, player, record, timing=timing))
+            return
         reports.append(
             await run_match(honest_channel, honest, player, record, step_deadline=step_deadline, dead_after=dead_after)
         )
