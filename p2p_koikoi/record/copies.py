@@ -12,7 +12,8 @@ entry; ``d`` is the first entry where they differ. The rules, in order (``protoc
    entry) and the shorter falls; so does a shorter copy naming another winner than the longer one. An
    answer the claimant never signed anything after may never have reached it (or been sent at all: a
    staller can answer in its own copy only): ``DISPUTED``, naming the claim and the answer;
-3. different entries at ``d`` signed by one seat: ``FORK``, that seat to blame; neither copy stands;
+3. different entries at ``d`` signed by one seat: ``FORK``, that seat to blame: proof it cheated, so a
+   copy that names it the winner falls, and the others stand;
 4. different authors at ``d``, and a seat signed entries on both branches (at or after ``d``):
    ``BOTH_BRANCHES``: that seat forked. Its entry at ``d`` starts the branch that falls; the other
    branch stands, and holds the forker's own later entry chained after the other seat's entry ``d``
@@ -182,8 +183,17 @@ def _compare(first: Copy, second: Copy) -> CopyComparison:
     head = f"the copies part at entry {d} ({size}): {parting[0]} in {names[0]}, {parting[1]} in {names[1]}"
     author = x.entry.author
     if author == y.entry.author:
-        text = f"seat {author} signed two different entries numbered {d}, one in each copy: it forked the chain"
-        return CopyComparison(Comparison.FORK, d, longer, (), text, author, None, parting)
+        # Proof that ``author`` cheated: a copy that makes it the winner falls; what the other says stands.
+        stands = tuple(i for i in (0, 1) if copies[i].ruling.winner not in (author,))
+        kept = "; ".join(f"{names[i]} stands" for i in stands) or "neither copy stands"
+        text = (
+            f"seat {author} signed two different entries numbered {d}, one in each copy: it forked the chain; "
+            f"{kept}"
+        )
+        return CopyComparison(Comparison.FORK, d, longer, stands, text, author, None, parting)
+    crossed = _crossing(copies, d)
+    if crossed is not None:
+        return _played_on_a_withdrawn_entry(copies, names, d, longer, parting, head, crossed)
     branches = (a[d:], b[d:])
     forkers = [seat for seat in (0, 1) if all(any(s.entry.author == seat for s in br) for br in branches)]
     if forkers:
@@ -205,6 +215,48 @@ def _compare(first: Copy, second: Copy) -> CopyComparison:
         return CopyComparison(Comparison.PROOF_STANDS, d, longer, (proof,), text, None, ending, parting)
     text = f"{head}; neither seat signed anything on the other's branch: disputed, the copies cannot decide it"
     return CopyComparison(Comparison.DISPUTED, d, longer, (), text, parting=parting)
+
+
+def _crossing(copies: tuple[Copy, Copy], d: int) -> int | None:
+    """The copy holding a goodbye at ``d`` that crossed the other seat's entry there (same place, same link),
+    when that other seat then wrote on after the goodbye in that very copy: it took the goodbye in its
+    entry's place and withdrew its entry, as the rules say (SPEC.md section 6). None otherwise."""
+    for g in (0, 1):
+        goodbye, other = copies[g].entries[d].entry, copies[1 - g].entries[d].entry
+        if goodbye.kind != "goodbye" or other.author == goodbye.author or other.prev != goodbye.prev:
+            continue
+        if any(e.entry.author == other.author for e in copies[g].entries[d + 1 :]):
+            return g
+    return None
+
+
+def _played_on_a_withdrawn_entry(
+    copies: tuple[Copy, Copy],
+    names: tuple[str, str],
+    d: int,
+    longer: int | None,
+    parting: tuple[str, str],
+    head: str,
+    g: int,
+) -> CopyComparison:
+    """A crossing the seat it displaced settled: the other copy holds that seat's withdrawn entries. If the
+    goodbye's own writer then signed entries chained on them, it played on from entries its own goodbye
+    displaced, contradicting its goodbye: it forked, and the goodbye's copy stands."""
+    writer = copies[g].entries[d].entry.author
+    branch = copies[1 - g].entries[d:]
+    run = next((i for i, e in enumerate(branch) if e.entry.author == writer), len(branch))
+    if run == len(branch):  # the other copy just stops at the withdrawn entries: the goodbye's copy is the chain
+        text = f"{head}; seat {1 - writer} withdrew its entries from {d} on for seat {writer}'s goodbye there"
+        return CopyComparison(Comparison.PREFIX, d, longer, (g,), text, None, d, parting)
+    refuting = d + run
+    if any(e.entry.author != writer for e in branch[run:]):
+        text = f"{head}; both seats signed entries on both branches: both forked, neither copy stands"
+        return CopyComparison(Comparison.BOTH_BRANCHES, d, longer, (), text, None, None, parting)
+    text = (
+        f"{head}; seat {1 - writer} withdrew its entries from {d} on for seat {writer}'s goodbye there, yet seat "
+        f"{writer} signed entry {refuting} of {names[1 - g]} chained on them: it forked; {names[g]} stands"
+    )
+    return CopyComparison(Comparison.BOTH_BRANCHES, d, longer, (g,), text, writer, refuting, parting)
 
 
 def _prefix(copies: tuple[Copy, Copy], names: tuple[str, str]) -> CopyComparison:
