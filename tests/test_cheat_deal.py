@@ -225,22 +225,20 @@ class Staller(MatchSession):
         return super()._write(kind, body)
 
 
-async def test_refusing_to_reveal_leaves_the_match_abandoned_by_the_staller(
-    tmp_path: Path, autojump_clock: trio.testing.MockClock
-) -> None:
-    """Withholding the secret cannot be proved by any entry, only by silence: the honest side waits the
-    automatic step's deadline (60 s, on the autojump clock) from the moment the secret was due, then
-    writes its signed claim (``peer-gone``) as the record's last entry, its own secret the entry before.
-    A claim proves nothing, so it wins nothing: the match is abandoned, naming the staller as the seat that
-    owed the next entry, and either may resume it; ``koikoi verify`` rules the same."""
+async def test_refusing_to_reveal_loses_by_silence(tmp_path: Path, autojump_clock: trio.testing.MockClock) -> None:
+    """Withholding the secret cannot be proved by any entry, only by silence, and silence loses: the honest
+    side waits the automatic step's deadline (60 s, on the autojump clock) from the moment the secret was
+    due, then writes its signed claim (``peer-gone``) as the record's last entry, its own secret the entry
+    before. The match is the honest seat's by the staller's silence, marked as claimed (the staller could
+    refute it only with the entry it owes); ``koikoi verify`` rules the same (DEAL.md section 11)."""
     d = await duel(RULES, tmp_path, cheater=Staller, step_deadline=60, dead_after=10_000, timeout=10_000)
     report = d.report
     assert report.ended_by == "peer-vanished" and report.failure is None
-    assert report.text == "the peer did not take its protocol step within 60 s"
+    assert report.text == "the opponent took no protocol step"
     assert [e.text for e in d.player.events if e.kind == "peer-left"] == [report.text]
     honest = d.honest
-    assert honest.ending is not None and (honest.ending.how, honest.ending.owed) == ("abandoned", CHEATER)
-    assert honest.ending.winner is None and honest.resumable
+    assert honest.ending is not None and (honest.ending.how, honest.ending.owed) == ("silence", CHEATER)
+    assert honest.ending.winner == honest.seat and honest.ending.claimed and not honest.resumable
     *_, owed, goodbye = d.record.entries
     assert (goodbye.entry.kind, goodbye.entry.author, goodbye.entry.body[0]) == ("goodbye", 0, "peer-gone")
     assert owed.entry.author == honest.seat and isinstance(parse_message(owed.entry.body[2]), Reveal)
@@ -248,4 +246,5 @@ async def test_refusing_to_reveal_leaves_the_match_abandoned_by_the_staller(
     verdict = verify_record(d.path)
     assert (verdict.code, verdict.verdict) == (0, "verified"), verdict.output
     ending = verdict.output["ending"]
-    assert (ending["how"], ending["seat"], ending["owed"], ending["winner"]) == ("abandoned", 0, CHEATER, None)
+    assert (ending["how"], ending["seat"], ending["owed"], ending["winner"]) == ("silence", 0, CHEATER, 0)
+    assert ending["claimed"] is True
