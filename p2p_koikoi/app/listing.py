@@ -8,17 +8,20 @@ would otherwise have to ask for file by file.
 
 from __future__ import annotations
 
+import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.netplay import replay_dir
 from p2p_koikoi.app.records import InputError, verify_paths
 from p2p_koikoi.record.format import SUFFIX, secret_path
 from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.verify import VerifyReport
+from p2p_koikoi.referee.events import Ending
 
-__all__ = ["Listed", "list_records", "recent_records", "resolve_record"]
+__all__ = ["Listed", "list_records", "recent_records", "resolve_record", "result_words", "resume_name"]
 
 LAST = "last"
 
@@ -46,6 +49,19 @@ def resolve_record(name: str | Path, directory: Path | None = None) -> Path:
     return records[number - 1]
 
 
+def resume_name(record: Path) -> str:
+    """How ``koikoi resume`` names ``record`` now: its number in ``koikoi list`` when it is in the default
+    replay folder (which ``resume`` looks in), else its path."""
+    try:
+        target = record.resolve()
+        for number, path in enumerate(recent_records(), 1):
+            if path.resolve() == target:
+                return str(number)
+    except OSError:
+        pass
+    return shlex.quote(str(record))
+
+
 @dataclass(frozen=True, slots=True)
 class Listed:
     """One line of ``koikoi list``."""
@@ -71,31 +87,37 @@ def _opponent(path: Path, report: VerifyReport) -> str:
     return "the bot (practice)" if practice else f"key {fingerprint}"
 
 
-def _result(report: VerifyReport) -> str:
-    """The match's result from the writer's side, in a few words."""
+def result_words(report: VerifyReport, number: int | None = None) -> str:
+    """The match's result from the writer's side, in a few words (``number``: its place in the list, for
+    the command that resumes an adjourned match)."""
     end = report.ending
     seat = report.writer_seat if report.writer_seat is not None else 0
-    how = str(end.how) if end is not None else "unfinished"
-    if end is None or how == "unfinished":
+    if end is None or end.how is Ending.UNFINISHED:
         return "unfinished"
+    how = end.how
     who = "you" if end.seat == seat else "they"
     outcome = end.outcome
     if outcome is not None:
         score = f"{outcome.points[seat]} to {outcome.points[1 - seat]}"
         if outcome.winner is None:
             return f"drawn, {score}"
-        left = f" ({who} left)" if how in ("quit", "forfeit") else ""
-        return ("you won" if outcome.winner == seat else "you lost") + f"{left}, {score}"
+        won = "you won" if outcome.winner == seat else "you lost"
+        if how is Ending.SILENCE:
+            whose = "their" if outcome.winner == seat else "your"
+            return f"{won} by {whose} silence ({'claimed' if end.claimed else 'conceded'}), {score}"
+        left = f" ({who} left)" if how is Ending.FORFEIT else ""
+        return f"{won}{left}, {score}"
+    if how is Ending.ADJOURNED:
+        resume = f"; resume it with {koikoi_command()} resume {number}" if number is not None else ""
+        return f"adjourned: nobody won{resume}"
     return {
-        "declined": "declined the rules",
-        "quit": f"{who} left",
-        "forfeit": f"{who} left",
-        "abandoned": "abandoned (a player was gone)",
-        "peer-gone": "the connection was lost",
-        "violation": "stopped by a cheat",
-        "disputed": "disputed",
-        "failed": "stopped by a check that failed",
-    }.get(how, how.replace("-", " "))
+        Ending.DECLINED: "declined the rules",
+        Ending.FORFEIT: f"{who} left",
+        Ending.ABANDONED: "abandoned (a player was gone)",
+        Ending.VIOLATION: "stopped by a cheat",
+        Ending.DISPUTED: "disputed",
+        Ending.FAILED: "stopped by a check that failed",
+    }.get(how, str(how).replace("-", " "))
 
 
 def _date(path: Path) -> str:
@@ -115,9 +137,12 @@ def list_records(directory: Path | None = None, limit: int = 10, jobs: int | Non
     out = []
     for number, (path, report) in enumerate(zip(paths, reports, strict=True), 1):
         verdict = report.verdict + ("" if report.complete else ", cut short")
-        resumable = secret_path(path).exists() and _result(report).startswith(("unfinished", "abandoned"))
+        end = report.ending
+        open_ending = end is None or end.how in (Ending.UNFINISHED, Ending.ABANDONED, Ending.ADJOURNED)
+        resumable = secret_path(path).exists() and open_ending
+        result = result_words(report, number if resumable else None)
         listed = Listed(
-            number, path, _date(path), _opponent(path, report), report.rules or "?", _result(report), verdict, resumable
+            number, path, _date(path), _opponent(path, report), report.rules or "?", result, verdict, resumable
         )
         out.append(listed)
     return out

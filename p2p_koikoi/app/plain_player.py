@@ -19,7 +19,7 @@ import trio
 from p2p_koikoi.app.coach import hint, pointless_koikoi
 from p2p_koikoi.app.decision import choice_words, decision_order, koikoi_risk, tracker_words
 from p2p_koikoi.app.plain_input import LineInput
-from p2p_koikoi.app.players import event_lines
+from p2p_koikoi.app.players import event_lines, peer_left, wait_for_interrupt
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.app.words import count, how_round_ended
 from p2p_koikoi.bots.base import MatchContext
@@ -27,12 +27,24 @@ from p2p_koikoi.engine import AnyAction, Round, RuleSet, cards_of, preset
 from p2p_koikoi.engine.match import Match, RoundResult
 from p2p_koikoi.engine.round import OutcomeKind, Phase
 from p2p_koikoi.engine.ruledoc import describe, yaku_table_lines
-from p2p_koikoi.net.runner import PlayerQuit
-from p2p_koikoi.session.match_session import SessionEvent
+from p2p_koikoi.net.runner import ClaimChoice, PlayerQuit
+from p2p_koikoi.session.match_session import SessionEnd, SessionEvent
 
 __all__ = ["PlainPlayer", "stderr_write", "stdout_write"]
 
 WARN_AT = 10.0  # seconds left when plain mode says how long is left
+CLAIM_WARN_AT = 5.0  # seconds left when plain mode says the match is about to be claimed
+_CLAIM_WORDS = {
+    "1": ClaimChoice.CLAIM,
+    "c": ClaimChoice.CLAIM,
+    "claim": ClaimChoice.CLAIM,
+    "2": ClaimChoice.WAIT,
+    "w": ClaimChoice.WAIT,
+    "wait": ClaimChoice.WAIT,
+    "3": ClaimChoice.ADJOURN,
+    "a": ClaimChoice.ADJOURN,
+    "adjourn": ClaimChoice.ADJOURN,
+}
 
 
 class PlainPlayer:
@@ -55,6 +67,7 @@ class PlainPlayer:
         self._results: list[RoundResult] = []
         self._rules: RuleSet | None = None
         self._timed_out = False
+        self._claimed = False  # we claimed the opponent's silence: the match it ends is won by that claim
 
     async def accept_rules(self, rules: RuleSet) -> bool:
         self._rules = rules
@@ -130,6 +143,67 @@ class PlainPlayer:
                 self._write(f"{text.strip()!r} is not a choice here.")
             self._write(f"Type a number from 1 to {n}; r: the table again, ?: the yaku table, h: a hint, q: leave.")
 
+    # -- the opponent went silent ------------------------------------------------------------------
+
+    async def offer_claim(self, text: str, deadline: float) -> ClaimChoice:
+        """The opponent owes the next move and stayed silent (``text`` says how): claim the match (1 or c),
+        wait on (2 or w) or adjourn (3 or a), asked until ``deadline`` (Trio time), when the match is claimed.
+        Ctrl-C adjourns (leaving while the opponent owes forfeits nothing); ``q`` only says the ways out
+        again. The end of the input claims, as no answer does."""
+        self._write(f"{text[:1].upper()}{text[1:]}.")
+        self._write("  1. c: claim the match: you win by its silence (it can still refute the claim with its record)")
+        self._write("  2. w: wait a while longer")
+        self._write("  3. a: adjourn: nobody wins; the match can be resumed later")
+        self._write("Ctrl-C adjourns too: leaving now forfeits nothing (the opponent owes).")
+        choice = ClaimChoice.CLAIM  # no answer by the deadline claims
+        answered = False
+        try:
+            with trio.move_on_at(deadline):
+                async with trio.open_nursery() as nursery:
+                    answer: list[ClaimChoice] = []
+
+                    async def interrupted(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+                        await wait_for_interrupt(task_status=task_status)
+                        self._write("")  # end the question's line
+                        answer.append(ClaimChoice.ADJOURN)
+                        nursery.cancel_scope.cancel()
+
+                    await nursery.start(interrupted)
+                    answer.append(await self._claim_answer(deadline))
+                    nursery.cancel_scope.cancel()
+                choice = answer[0]
+                answered = True
+        finally:
+            if not answered:
+                self._write("")  # the question was called off: end its line before what comes next
+                self._lines.forget_typed_ahead()
+        if choice is ClaimChoice.WAIT:
+            self._write(f"You wait for {self.them} a while longer.")
+        elif choice is ClaimChoice.ADJOURN:
+            self._write("You adjourn the match: nobody won.")
+        return choice
+
+    async def _claim_answer(self, deadline: float) -> ClaimChoice:
+        while True:
+            now = trio.current_time()
+            left = max(0, round(deadline - now))
+            text = await self._lines.ask(
+                f"Claim the match (c), wait (w), or adjourn (a)? Claiming in {left} s [1-3]: ",
+                nudge_at=deadline - CLAIM_WARN_AT if now < deadline - CLAIM_WARN_AT else None,
+                nudge=f"{CLAIM_WARN_AT:g} seconds left, then the match is claimed.",
+            )
+            if text is None:
+                return ClaimChoice.CLAIM  # the input ended: nobody will answer
+            word = text.strip().lower()
+            choice = _CLAIM_WORDS.get(word)
+            if choice is not None:
+                return choice
+            if word == "q":
+                self._write("Leaving now is adjourning (a): nobody wins. Or claim the match (c), or wait (w).")
+            elif word:
+                self._write(f"{text.strip()!r} is not a choice here.")
+            self._write("Type 1 or c to claim the match, 2 or w to wait, 3 or a to adjourn.")
+
     async def _confirm_leaving(self) -> bool:
         answer = await self._lines.ask(f"Leave the match? Leaving forfeits it: {self.them} wins. [y/n] ")
         if answer is None:
@@ -185,8 +259,12 @@ class PlainPlayer:
     async def notify(self, events: list[SessionEvent]) -> None:
         for event in events:
             timed_out = self._timed_out and event.kind == "moves"
-            for line in event_lines([event], self.seat, self.them, timed_out=timed_out):
+            for line in event_lines([event], self.seat, self.them, timed_out=timed_out, claimed=self._claimed):
                 self._write(line)
+            if event.kind == "peer-left":
+                self._claimed = peer_left(event)[0] is SessionEnd.PEER_VANISHED
+            elif event.kind in ("moves", "round"):
+                self._claimed = False  # the opponent came back and refuted our claim
             if timed_out and any(e.seat == self.seat for e in event.events):
                 self._timed_out = False
             result = event.result

@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from collections.abc import Callable
 
 import trio
 
 from p2p_koikoi.app.words import count, how_match_ended, how_round_ended, reason_words
 from p2p_koikoi.bots.base import Agent, MatchContext
-from p2p_koikoi.engine import AnyAction, Event, Round, RuleSet, cards_of
-from p2p_koikoi.session.match_session import SessionEvent
+from p2p_koikoi.engine import AnyAction, Event, Round, RuleSet, Termination, cards_of
+from p2p_koikoi.referee.events import Ending
+from p2p_koikoi.session.match_session import SessionEnd, SessionEvent
 
-__all__ = ["BotPlayer", "event_lines", "played_for_you", "told"]
+__all__ = [
+    "BotPlayer",
+    "claim_words",
+    "event_lines",
+    "left_words",
+    "outcome_words",
+    "peer_left",
+    "played_for_you",
+    "told",
+    "wait_for_interrupt",
+]
 
 
 _SECOND_PERSON = {
@@ -59,15 +72,114 @@ def played_for_you(move: Event) -> str:
     return f"Time's up: the game {what}."
 
 
-def event_lines(events: list[SessionEvent], seat: int, them: str = "Opponent", *, timed_out: bool = False) -> list[str]:
+# The endings a ``peer-left`` event can name (``how: text``, the peer's goodbye as the referee ruled it), and
+# what each is from our seat.
+_PEER_LEFT = {
+    Ending.FORFEIT: SessionEnd.PEER_QUIT,
+    Ending.DECLINED: SessionEnd.PEER_DECLINED,
+    Ending.ADJOURNED: SessionEnd.ADJOURNED,
+    Ending.SILENCE: SessionEnd.PEER_CLAIMED,
+    Ending.FINISHED: SessionEnd.MATCH_OVER,
+}
+
+
+def peer_left(event: SessionEvent) -> tuple[SessionEnd | None, str]:
+    """What a ``peer-left`` event says: how the match ended from our seat, and the goodbye's own text.
+
+    The session tells the peer's goodbye as ``how: text`` (``how`` an :class:`Ending`) and our own claim of
+    the peer's silence as its bare text (``the opponent is gone (...)``): that one is ``PEER_VANISHED``.
+    None: an ending that is none of these (told by its text)."""
+    head, sep, rest = event.text.partition(": ")
+    try:
+        how = Ending(head) if sep else None
+    except ValueError:
+        how = None
+    if how is None:
+        return SessionEnd.PEER_VANISHED, event.text
+    return _PEER_LEFT.get(how), rest
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def claim_words(them: str) -> str:
+    """Our claim of the peer's silence, as its winner reads it."""
+    return f"You win: {them} went silent (claimed: {them} can still refute it with its record)"
+
+
+def outcome_words(ended: SessionEnd | None, them: str, resume: str = "") -> str | None:
+    """How the match ended for us, in one sentence, when the count did not end it: ``You win ...``, ``You
+    lose ...``, ``Adjourned ...`` (with ``resume``, the command that takes it up again). None for a match
+    played out (its score says it) or a violation (its finding says it)."""
+    if ended is SessionEnd.PEER_VANISHED:
+        return claim_words(them)
+    if ended is SessionEnd.PEER_CLAIMED:
+        return f"You lose: you went silent and {them} claimed the match"
+    if ended is SessionEnd.PEER_QUIT:
+        return f"You win by forfeit: {them} left the match"
+    if ended is SessionEnd.QUIT:
+        return "You lose by forfeit: you left the match"
+    if ended is SessionEnd.ADJOURNED:
+        return "Adjourned: nobody won" + (f"; resume it with {resume}" if resume else "")
+    if ended is SessionEnd.DECLINED:
+        return "You declined the rules: no match was played"
+    if ended is SessionEnd.PEER_DECLINED:
+        return f"{_cap(them)} declined the rules: no match was played"
+    return None
+
+
+def left_words(event: SessionEvent, them: str) -> str:
+    """A ``peer-left`` event as a line of the log: what the peer did, or what we claimed."""
+    ended, text = peer_left(event)
+    if ended is SessionEnd.PEER_VANISHED:
+        return f"You claim the match: {text}"
+    if ended is SessionEnd.PEER_QUIT:
+        return f"{them} left the match"
+    if ended is SessionEnd.PEER_DECLINED:
+        return f"{them} declined the rules"
+    if ended is SessionEnd.ADJOURNED:
+        return f"{them} adjourned the match: nobody won"
+    if ended is SessionEnd.PEER_CLAIMED:
+        return f"{them} claimed the match: you went silent"
+    if ended is SessionEnd.MATCH_OVER:
+        return f"{them} left after the match was decided"
+    return f"{them} ended the match ({reason_words(text)})"
+
+
+async def wait_for_interrupt(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    """Return when Ctrl-C is pressed (SIGINT), which then raises no KeyboardInterrupt: for a question that
+    Ctrl-C answers. Started with ``nursery.start``, it is listening once started. Off the main thread, where
+    no signal can be caught, it never returns (Ctrl-C stays a KeyboardInterrupt)."""
+    if threading.current_thread() is not threading.main_thread():
+        task_status.started()
+        await trio.sleep_forever()
+    with trio.open_signal_receiver(signal.SIGINT) as signals:
+        task_status.started()
+        async for _ in signals:
+            return
+
+
+def event_lines(
+    events: list[SessionEvent],
+    seat: int,
+    them: str = "Opponent",
+    *,
+    timed_out: bool = False,
+    claimed: bool = False,
+) -> list[str]:
     """Session events in words, from ``seat``'s side of the table; ``them`` names the opponent.
-    With ``timed_out``, our first move among them is the one the turn limit made for us."""
+    With ``timed_out``, our first move among them is the one the turn limit made for us; with ``claimed``,
+    we claimed the peer's silence before them (a ``peer-left`` among them says so too), so the match
+    they end is won by that claim, not by a forfeit."""
 
     def who(s: int | None) -> str:
         return "You" if s == seat else them
 
     out: list[str] = []
     for event in events:
+        if event.kind in ("moves", "round"):
+            claimed = False  # the peer came back and refuted it: the match goes on
         if event.kind == "first-dealer":
             out.append(f"{who(event.seat)} deal{'' if event.seat == seat else 's'} first.")
         elif event.kind == "round":
@@ -101,14 +213,19 @@ def event_lines(events: list[SessionEvent], seat: int, them: str = "Opponent", *
                 )
         elif event.kind == "over" and event.outcome is not None:
             outcome = event.outcome
-            if outcome.winner is None:
+            if claimed and outcome.winner == seat and outcome.termination is Termination.FORFEIT:
+                out.append(f"{claim_words(them)}.")
+            elif outcome.winner is None:
                 out.append(f"The match is drawn, {outcome.points[0]} to {outcome.points[1]}.")
             else:
                 out.append(
                     f"{who(outcome.winner)} win{'' if outcome.winner == seat else 's'} the match "
                     f"({how_match_ended(outcome.termination)}), {outcome.points[seat]} to {outcome.points[1 - seat]}."
                 )
-        elif event.kind in ("peer-left", "failed"):
+        elif event.kind == "peer-left":
+            claimed = claimed or peer_left(event)[0] is SessionEnd.PEER_VANISHED
+            out.append(f"{left_words(event, them)}.")
+        elif event.kind == "failed":
             out.append(reason_words(event.text))
     return out
 

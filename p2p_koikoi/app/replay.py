@@ -16,18 +16,43 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.players import told
 from p2p_koikoi.app.records import read_match
 from p2p_koikoi.app.words import how_match_ended, how_round_ended
 from p2p_koikoi.engine import CHANCE, Card, Event, OutcomeKind, Round, RoundResult, RuleSet
 from p2p_koikoi.engine.rules import Scoring
-from p2p_koikoi.record.format import SUFFIX
+from p2p_koikoi.record.format import SUFFIX, secret_path
 from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.transcript import replay_round, start_round
 from p2p_koikoi.record.verify import VerifyReport
 from p2p_koikoi.referee.events import Ending, FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
 
-__all__ = ["Board", "Replay", "ReplayBuilder", "ReplayRound", "Step", "load_replay"]
+__all__ = ["Board", "Replay", "ReplayBuilder", "ReplayRound", "Step", "ending_told", "load_replay"]
+
+
+def _possessive(name: str) -> str:
+    return "your" if name == "You" else f"{name}'s"
+
+
+def ending_told(end: MatchEnd, names: tuple[str, str], resume: str = "") -> str | None:
+    """A silence or an adjournment in the third person, the seats named by ``names`` (``the host``, ``Guest``,
+    or ``You``): ``the host wins by the guest's silence (claimed: ...)``, ``adjourned: nobody won; resume it
+    with ...`` (``resume``: the command, when the match can be taken up). None for any other ending."""
+    if end.how is Ending.SILENCE and end.owed is not None:
+        silent, winner = names[end.owed], names[1 - end.owed]
+        wins = f"{winner} {'win' if winner == 'You' else 'wins'} by {_possessive(silent)} silence"
+        if not end.claimed:
+            return f"{wins} ({silent} conceded)"
+        refutes = (
+            "you can still refute it with your record"
+            if silent == "You"
+            else f"{silent} can still refute it with its record"
+        )
+        return f"{wins} (claimed: {refutes})"
+    if end.how is Ending.ADJOURNED:
+        return "adjourned: nobody won" + (f"; resume it with {resume}" if resume else "")
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,9 +119,10 @@ class Replay:
 class ReplayBuilder(MatchVisitor):
     """Builds a :class:`Replay` from the match it is told."""
 
-    def __init__(self, names: tuple[str, str] | None = None) -> None:
+    def __init__(self, names: tuple[str, str] | None = None, resume: str = "") -> None:
         self.replay = Replay()
         self._names = names  # the players' names when we know better than the record's roles
+        self._resume = resume  # the command that takes an adjourned match up again, when ours can be
 
     def begin_match(self, info: MatchInfo) -> None:
         replay = self.replay
@@ -156,11 +182,17 @@ class ReplayBuilder(MatchVisitor):
             Ending.VIOLATION: f"{who} ended the match: {end.text}",
             Ending.DISPUTED: f"{who} accused the other of something the record cannot decide: {end.text}",
         }
-        closing.append(said.get(end.how, f"The match stops here: {end.text}"))
+        told = ending_told(end, names, self._resume)
+        if told is not None:
+            closing.append(f"{told[:1].upper()}{told[1:]}.")
+        else:
+            closing.append(said.get(end.how, f"The match stops here: {end.text}"))
         outcome = end.outcome
         if outcome is not None:
             points = f"{outcome.points[0]} to {outcome.points[1]}"
-            if outcome.winner is None:
+            if end.how is Ending.SILENCE and outcome.winner is not None:
+                closing.append(f"{names[outcome.winner]} wins, {points} ({'claimed' if end.claimed else 'conceded'}).")
+            elif outcome.winner is None:
                 closing.append(f"Drawn, {points} ({how_match_ended(outcome.termination)}).")
             else:
                 closing.append(f"{names[outcome.winner]} wins, {points} ({how_match_ended(outcome.termination)}).")
@@ -199,7 +231,12 @@ def load_replay(path: Path) -> Replay:
     """Read, check and lay out the match at ``path`` (a record or a transcript) for replaying. Our own
     practice record tells the match as we played it: "You" and "Bot", not the host and the guest."""
     names = _practice_names(path)
-    builder = ReplayBuilder(names)
+    resume = ""
+    if path.suffix == SUFFIX and secret_path(path).exists():
+        from p2p_koikoi.app.listing import resume_name
+
+        resume = f"{koikoi_command()} resume {resume_name(path)}"
+    builder = ReplayBuilder(names, resume)
     builder.replay.report = read_match(path, builder)
     replay = builder.replay
     if names is not None:

@@ -26,19 +26,40 @@ QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the
 
 
 def print_result(result: NetMatchResult) -> int:
-    """The closing lines of a networked match; returns the exit code."""
+    """The closing lines of a networked match; returns the exit code: 0 for a match played out and for a
+    win by the opponent's forfeit or silence, 1 otherwise (a loss by leaving or silence, an adjournment, a
+    violation, a lost connection)."""
+    from p2p_koikoi.app.players import outcome_words
+    from p2p_koikoi.session.match_session import SessionEnd
+
     report = result.report
     for note in result.notes:
         typer.echo(note, err=True)
     if report is None:
         return 1
-    for line in record_lines(result.record, finished=report.ended_by == "match-over"):
+    try:
+        ended: SessionEnd | None = SessionEnd(report.ended_by)
+    except ValueError:  # disconnected, unknown
+        ended = None
+    finished = ended is SessionEnd.MATCH_OVER
+    for line in record_lines(result.record, finished=finished or ended is SessionEnd.ADJOURNED):  # see below
         typer.echo(line)
     typer.echo(f"Sent {report.bytes_sent} bytes, received {report.bytes_received}, {report.entries} entries.")
-    if report.ended_by == "match-over":
+    if finished:
         return 0
-    typer.echo(f"koikoi: the match did not finish: {report.text}", err=True)
-    return 1
+    resume = ""
+    if ended is SessionEnd.ADJOURNED and result.record is not None:
+        from p2p_koikoi.app.closing import koikoi_command
+        from p2p_koikoi.app.listing import resume_name
+
+        resume = f"{koikoi_command()} resume {resume_name(result.record)}"  # the line says how to resume it
+    declined = ended in (SessionEnd.DECLINED, SessionEnd.PEER_DECLINED)  # no match: the reason is the line to read
+    said = None if declined else outcome_words(ended, "the opponent", resume)
+    if said is None:
+        typer.echo(f"koikoi: the match did not finish: {report.text}", err=True)
+        return 1
+    typer.echo(f"{said}.")
+    return 0 if ended in (SessionEnd.PEER_QUIT, SessionEnd.PEER_VANISHED) else 1  # its forfeit, or its silence
 
 
 class Seat:

@@ -8,7 +8,7 @@ from p2p_koikoi.engine.ruledoc import OPTIONS, yaku_table_lines
 from p2p_koikoi.ui.cards import card_facts
 from p2p_koikoi.ui.state import Overlay, TableState
 
-__all__ = ["help_box", "question_box", "quit_box", "rules_box"]
+__all__ = ["claim_box", "help_box", "question_box", "quit_box", "rules_box"]
 
 _KEYS = (
     "1-8, or ←→ and Enter    play a hand card",
@@ -39,11 +39,18 @@ def help_box(state: TableState) -> Overlay:
     return Overlay("Help and the yaku", tuple(lines), "any other key: close")
 
 
-def quit_box(state: TableState, in_match: bool) -> Overlay:
-    """Leaving mid-match forfeits it, so the person is told so before it happens."""
+def quit_box(state: TableState, in_match: bool, *, adjourns: bool = False) -> Overlay:
+    """Leaving mid-match forfeits it, so the person is told so before it happens; ``adjourns``: the opponent
+    is deciding with no time limit, when leaving adjourns the match instead (nobody wins)."""
     if not in_match or state.outcome is not None:
         return Overlay("Leave?", ("Leave now?",), "y: leave · n: stay")
     them = state.them
+    if adjourns:
+        lines = (
+            f"{them} is deciding, with no time limit: leaving now adjourns the match.",
+            "Nobody wins, and either of you can take it up again later (koikoi resume).",
+        )
+        return Overlay("Leave the match?", lines, "y: leave · n: stay")
     lines = (
         f"Leaving now forfeits the match: {them} wins it.",
         f"{them} is told, and the record keeps the match up to here.",
@@ -63,6 +70,25 @@ def rules_box(rules: RuleSet) -> Overlay:
         lines.append(f"{name} = {value}: {meanings.get(value) or decides}")
     lines += ["", "The yaku under these rules:", *(f"  {line}" for line in yaku_table_lines(rules))]
     return Overlay("Play by these rules?", tuple(lines), "y: play · n: decline")
+
+
+def claim_box(text: str, seconds: int | None) -> Overlay:
+    """The offer made while the opponent owes the next move and stays silent (``text``: what it did, as the
+    runner says it, ``the opponent is gone (...)``): claim the match, wait on, or adjourn, with the seconds
+    left before the match is claimed. Ctrl-C adjourns: leaving while the opponent owes forfeits nothing."""
+    clock = f" Claiming in {seconds} s" if seconds is not None else ""
+    lines = (
+        f"{text[:1].upper()}{text[1:]}.",
+        "",
+        f"Claim the match (c), wait (w), or adjourn (a)?{clock}",
+        "",
+        "c  claim: you win; it can still refute the claim with its record",
+        "w  wait: give it more time",
+        "a  adjourn: nobody wins; the match can be resumed later",
+        "",
+        "Ctrl-C adjourns too: leaving now forfeits nothing (the opponent owes).",
+    )
+    return Overlay("Claim the match?", lines, "c: claim · w: wait · a: adjourn")
 
 
 def question_box(question: str) -> Overlay:

@@ -12,6 +12,7 @@ import textwrap
 from rich.text import Text
 
 from p2p_koikoi.app.decision import koikoi_risk
+from p2p_koikoi.app.players import outcome_words
 from p2p_koikoi.app.tracker import short_name
 from p2p_koikoi.app.words import count, how_round_ended
 from p2p_koikoi.engine import OutcomeKind, RoundResult, RoundScore, Termination
@@ -91,6 +92,9 @@ def _last_round(state: TableState, result: RoundResult) -> bool:
 
 
 def _match_headline(state: TableState) -> str:
+    said = outcome_words(state.ended_by, state.them, state.resume)
+    if said is not None:
+        return f"{said}."
     outcome = state.outcome
     if outcome is None:
         return f"The match ended: {state.ended}" if state.ended else "The match ended."
@@ -101,8 +105,8 @@ def _match_headline(state: TableState) -> str:
     who = state.name(outcome.winner)
     verb = "win" if who == "You" else "wins"
     if outcome.termination is Termination.FORFEIT:
-        why = f" ({state.ended})" if state.ended else ""
-        return f"{who} {verb} the match by forfeit{why}."
+        why = f": {state.ended}" if state.ended else ""
+        return f"{who} {verb} by forfeit{why}."
     if outcome.termination is Termination.POOL_EMPTY:
         empty = "your pool" if outcome.winner != state.seat else f"{state.them}'s pool"
         return f"{who} {verb} the match: {empty} is empty, {score}."
@@ -110,10 +114,16 @@ def _match_headline(state: TableState) -> str:
 
 
 def match_summary(state: TableState, width: int) -> list[Text]:
-    """The winner, then the table of rounds: who dealt, who won, what was paid, the points after
-    it and the yaku."""
+    """The winner (over as many lines as it takes: never cut), then the table of rounds: who dealt, who
+    won, what was paid, the points after it and the yaku."""
     me, them = state.seat, 1 - state.seat
-    lines = [fit("  " + _match_headline(state), width, "bold"), Text()]
+    headline = _match_headline(state)
+    room = max(10, width - 2)
+    lines = [
+        fit(part, width, "bold")
+        for part in textwrap.wrap(headline, room, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
+    ]
+    lines.append(Text())
     name_w = max(6, len(state.me), len(state.them))
     head = (
         f"  {'Round':>5}  {'Dealer':<{name_w}}  {'Winner':<{name_w}}  {'Paid':>4}"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from p2p_koikoi.engine import CHANCE, Card, MatchOutcome, Round, RoundResult, RoundScore, RuleSet
+from p2p_koikoi.session.match_session import SessionEnd
 from p2p_koikoi.ui.picker import Focus
 
 __all__ = ["Overlay", "RoundEnd", "TableState", "waiting_text"]
@@ -51,6 +52,8 @@ class TableState:
     results: list[RoundResult] = field(default_factory=list)
     outcome: MatchOutcome | None = None
     ended: str = ""  # how the match ended, in words, when it did not end by playing it out
+    ended_by: SessionEnd | None = None  # how the match ended from our seat, once known
+    resume: str = ""  # the command that takes an adjourned match up again
     overlay: Overlay | None = None
     final: bool = False  # the end-of-match screen
     record: Path | None = None

@@ -8,11 +8,14 @@ until the screen has caught up, then opens a :class:`~p2p_koikoi.ui.picker.Picke
 waits for the keys. Keys arrive on a channel (from the terminal's key reader, or a test)
 and a *spinner* task keeps the waiting line alive. ``q`` asks first, then leaves through
 the runner's ``quit_requested`` event or :class:`PlayerQuit`, so the goodbye forfeits the
-match, tells the opponent and is recorded.
+match (or, while the opponent decides with no time limit, adjourns it), tells the opponent and
+is recorded. When the opponent owes the next move and stays silent, :meth:`TablePlayer.offer_claim`
+opens a box with a countdown: claim the match, wait, or adjourn (Ctrl-C adjourns too).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import deque
 from collections.abc import Sequence
@@ -25,14 +28,15 @@ from rich.text import Text
 from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.coach import hint, pointless_koikoi
 from p2p_koikoi.app.follow import follow
+from p2p_koikoi.app.players import peer_left, wait_for_interrupt
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import AnyAction, Event, OutcomeKind, Round, RuleSet, Termination
 from p2p_koikoi.engine.match import Match
 from p2p_koikoi.engine.rules import Scoring
-from p2p_koikoi.net.runner import PlayerQuit
-from p2p_koikoi.session.match_session import SessionEvent
-from p2p_koikoi.ui.boxes import help_box, question_box, quit_box, rules_box
+from p2p_koikoi.net.runner import ClaimChoice, PlayerQuit
+from p2p_koikoi.session.match_session import SessionEnd, SessionEvent
+from p2p_koikoi.ui.boxes import claim_box, help_box, question_box, quit_box, rules_box
 from p2p_koikoi.ui.glyphs import SPINNER_ASCII, SPINNER_UNICODE
 from p2p_koikoi.ui.picker import Picker
 from p2p_koikoi.ui.render import render
@@ -44,6 +48,9 @@ __all__ = ["Screen", "TablePlayer"]
 
 class _Leave:
     """What a decision answers when the person leaves instead."""
+
+
+_CLAIM_KEYS = {"c": ClaimChoice.CLAIM, "w": ClaimChoice.WAIT, "a": ClaimChoice.ADJOURN}
 
 
 class Screen(Protocol):
@@ -90,6 +97,9 @@ class TablePlayer:
         self._question: trio.MemorySendChannel[bool | None] | None = None
         self._dismiss: trio.Event | None = None
         self._deadline: float | None = None  # when the game moves for the person, while they decide
+        self._claim: trio.MemorySendChannel[ClaimChoice] | None = None  # the open offer to claim the match
+        self._claim_text = ""
+        self._time_limit: bool | None = None  # whether the match limits thinking (known at our first decision)
         self._teller = Teller(self.state.log, self.state.names, seat)
         if rules is not None:
             self.set_rules(rules)
@@ -111,8 +121,16 @@ class TablePlayer:
         now = trio.current_time()
         if self._deadline is not None:
             self.state.time_left = max(0, math.ceil(self._deadline - now))
+        self._count_claim_down()
         frame = self._spinner[int(now * 10) % len(self._spinner)]
         self.screen.draw(render(self.state, width, height, spinner=frame, ascii_only=self.ascii_only))
+
+    def _count_claim_down(self) -> None:
+        """The offer to claim says the seconds left, as they run."""
+        for i, (kind, _overlay) in enumerate(self._overlays):
+            if kind == "claim":
+                self._overlays[i] = (kind, claim_box(self._claim_text, self.state.time_left))
+        self.state.overlay = self._overlays[-1][1] if self._overlays else None
 
     async def _spin(self) -> None:
         while True:
@@ -171,6 +189,7 @@ class TablePlayer:
         self._picker, self._answer, self._coach = picker, send, (view, legal, context)
         state.focus = picker.focus
         self._deadline = deadline
+        self._time_limit = deadline is not None
         self.redraw()
         try:
             answer = await receive.receive()
@@ -186,6 +205,42 @@ class TablePlayer:
         if isinstance(answer, _Leave):
             raise PlayerQuit("the player left")
         return answer
+
+    async def offer_claim(self, text: str, deadline: float) -> ClaimChoice:
+        """The opponent owes the next move and stayed silent (``text`` says how): a box over the table offers
+        to claim the match (``c``), wait on (``w``) or adjourn (``a``), counting down to ``deadline`` (Trio
+        time), when the match is claimed. Ctrl-C adjourns: leaving while the opponent owes forfeits nothing.
+        ``q`` does nothing here: leaving must say which of the two it is."""
+        send, receive = trio.open_memory_channel[ClaimChoice](1)
+        choice = ClaimChoice.CLAIM  # no answer by the deadline claims
+        self._claim, self._claim_text, self._deadline = send, text, deadline
+        try:
+            with trio.move_on_at(deadline):
+                async with trio.open_nursery() as nursery:
+                    await nursery.start(self._adjourn_on_interrupt, send)  # Ctrl-C is ours from here
+                    self._push("claim", claim_box(text, None))
+                    self.redraw()
+                    choice = await receive.receive()
+                    nursery.cancel_scope.cancel()
+        finally:
+            self._claim = None
+            self._deadline = self.state.time_left = None
+            self._overlays = [(k, o) for k, o in self._overlays if k != "claim"]
+            self.state.overlay = self._overlays[-1][1] if self._overlays else None
+        if choice is ClaimChoice.WAIT:
+            self._teller.line(f"You wait for {self.state.them} a while longer.")
+        elif choice is ClaimChoice.ADJOURN:
+            self._teller.line("You adjourn the match: nobody won.")
+        self.redraw()
+        return choice
+
+    @staticmethod
+    async def _adjourn_on_interrupt(
+        send: trio.MemorySendChannel[ClaimChoice], task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        await wait_for_interrupt(task_status=task_status)
+        with contextlib.suppress(trio.WouldBlock):  # a key answered first
+            send.send_nowait(ClaimChoice.ADJOURN)
 
     async def notify(self, events: list[SessionEvent]) -> None:
         self.in_match = True
@@ -232,11 +287,19 @@ class TablePlayer:
     async def confirm(self, question: str) -> bool:
         return bool(await self._ask(question_box(question)))
 
-    async def finish(self, record: Path | None, *, rematch: bool = False) -> None:
+    async def finish(self, record: Path | None, *, rematch: bool = False, ended_by: str | None = None) -> None:
         """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves, or,
-        when ``rematch`` is offered, asks for another match with ``r`` (then :attr:`rematch` is set)."""
+        when ``rematch`` is offered, asks for another match with ``r`` (then :attr:`rematch` is set).
+        ``ended_by`` is how the run ended (the runner's report: a :class:`SessionEnd`, or ``disconnected``);
+        it words the headline."""
         await self.settle()
         state = self.state
+        with contextlib.suppress(ValueError):  # disconnected: the events said what happened
+            state.ended_by = SessionEnd(ended_by) if ended_by is not None else state.ended_by
+        if state.ended_by is SessionEnd.ADJOURNED and record is not None:
+            from p2p_koikoi.app.listing import resume_name
+
+            state.resume = f"{state.command} resume {resume_name(record)}"
         state.rematch_offered = rematch
         state.record = record
         state.final = True
@@ -261,7 +324,7 @@ class TablePlayer:
             elif key in ("enter", "space", "esc", "q") and self._dismiss is not None:
                 self._dismiss.set()
         elif key == "q":
-            self._push("quit", quit_box(self.state, self.in_match))
+            self._push("quit", quit_box(self.state, self.in_match, adjourns=self._leaving_adjourns()))
         elif key == "?":
             self._push("help", help_box(self.state))
         elif key == "h" and self._coach is not None:
@@ -276,9 +339,20 @@ class TablePlayer:
                 self._answer.send_nowait(action)
                 self._picker = self._answer = None  # one answer: keys typed ahead wait for the next decision
 
+    def _leaving_adjourns(self) -> bool:
+        """Leaving now adjourns rather than forfeits (the runner's rule): the opponent owes the next entry
+        (no decision of ours is open) in a match with no time limit on thinking."""
+        return self._time_limit is False and self._picker is None and self.state.round_end is None
+
     def _press_in_overlay(self, key: str) -> None:
         kind = self._overlays[-1][0]
-        if kind == "quit":
+        if kind == "claim":
+            choice = _CLAIM_KEYS.get(key)
+            if choice is not None and self._claim is not None:
+                with contextlib.suppress(trio.WouldBlock):
+                    self._claim.send_nowait(choice)
+                self._claim = None
+        elif kind == "quit":
             if key == "y":
                 self._pop()
                 self._leave()
@@ -291,7 +365,7 @@ class TablePlayer:
                 self._question.send_nowait(key == "y")
                 self._question = None
             elif key == "q":
-                self._push("quit", quit_box(self.state, self.in_match))
+                self._push("quit", quit_box(self.state, self.in_match, adjourns=self._leaving_adjourns()))
         elif key in ("up", "down"):
             self._scroll(key)
         else:  # help: any other key closes it
@@ -349,6 +423,8 @@ class TablePlayer:
             state.view = event
             return
         kind = event.kind
+        if kind in ("round", "moves", "result") and state.ended_by is SessionEnd.PEER_VANISHED:
+            state.ended_by, state.ended, state.outcome = None, "", None  # the peer came back: our claim fell
         if kind == "offered" and event.rules is not None:
             self.set_rules(event.rules)
         elif kind == "first-dealer" and event.seat is not None:
@@ -371,6 +447,8 @@ class TablePlayer:
             if event.outcome.termination is Termination.FORFEIT and event.outcome.winner != state.seat:
                 state.ended = state.ended or "you left the match"
         elif kind in ("peer-left", "failed"):
+            if kind == "peer-left":
+                state.ended_by = peer_left(event)[0]
             state.ended = ending_words(event, state.them)
             self._teller.line(state.ended[0].upper() + state.ended[1:] + ".")
 

@@ -7,7 +7,7 @@ capture of a drawn card), so :class:`Teller` starts a line at a play and adds th
 
 from __future__ import annotations
 
-from p2p_koikoi.app.players import played_for_you
+from p2p_koikoi.app.players import left_words, played_for_you
 from p2p_koikoi.app.words import reason_words
 from p2p_koikoi.engine import Event, cards_of
 from p2p_koikoi.session.match_session import SessionEvent
@@ -22,12 +22,8 @@ def ending_words(event: SessionEvent, them: str) -> str:
     """How the match ended when it was not played out (``peer-left`` or ``failed``), in words."""
     if event.kind == "failed":
         return f"the match stopped: {reason_words(event.text)}"
-    reason = event.text.partition(": ")[0]
-    if reason == "quit":
-        return f"{them} left the match"
-    if reason == "declined" or event.text.startswith("the guest declined"):
-        return f"{them} declined the rules"
-    return f"the connection to {them} was lost ({reason_words(event.text)})"
+    words = left_words(event, them)
+    return words if words.startswith(them) else words[:1].lower() + words[1:]
 
 
 class Teller:

@@ -27,6 +27,7 @@ from rich.text import Text
 from p2p_koikoi.app.closing import record_lines
 from p2p_koikoi.app.netplay import NetMatchResult
 from p2p_koikoi.engine import RuleSet
+from p2p_koikoi.session.match_session import SessionEnd
 from p2p_koikoi.ui.keys import KeyReader, cbreak
 from p2p_koikoi.ui.panels import match_summary
 from p2p_koikoi.ui.table_player import TablePlayer
@@ -34,6 +35,8 @@ from p2p_koikoi.ui.table_player import TablePlayer
 __all__ = ["LiveScreen", "run_at_table", "terminal_pause"]
 
 UseCase = Callable[[TablePlayer], Awaitable[NetMatchResult]]
+# Endings the closing summary tells even when no round was played (a decline is not a match to sum up).
+_TOLD = (SessionEnd.QUIT, SessionEnd.PEER_QUIT, SessionEnd.PEER_VANISHED, SessionEnd.PEER_CLAIMED, SessionEnd.ADJOURNED)
 
 
 def terminal_pause() -> float:
@@ -127,7 +130,7 @@ async def _at_table(use_case: UseCase, setting: dict[str, Any], rematch: bool) -
                     result = await _until_left(use_case, player)
                     played.append((result, player))
                     if result is not None and result.report is not None:
-                        await player.finish(result.record, rematch=rematch)
+                        await player.finish(result.record, rematch=rematch, ended_by=result.report.ended_by)
                     nursery.cancel_scope.cancel()
         finally:
             reader.stop()
@@ -169,7 +172,8 @@ def run_at_table(
     for number, (result, player) in enumerate(played, 1):
         if len(played) > 1:
             console.print(f"Match {number} of {len(played)}:", style="bold")
-        if player.state.results or player.state.outcome is not None or player.state.ended:
+        state = player.state
+        if state.results or state.outcome is not None or state.ended or state.ended_by in _TOLD:
             for row in match_summary(player.state, width):
                 console.print(row)
         if number < len(played) and result is not None:  # the last one's lines are the command's to print

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Sequence
 
+from p2p_koikoi.app.closing import koikoi_command
+from p2p_koikoi.app.replay import ending_told
 from p2p_koikoi.app.words import count, how_match_ended, reason_words
 from p2p_koikoi.record.verify import VerifyReport
+from p2p_koikoi.referee.events import Ending
 from p2p_koikoi.referee.findings import blame_words
 
 __all__ = ["error_json", "render_json", "render_text"]
@@ -52,7 +56,7 @@ def _lines(report: VerifyReport) -> list[str]:
     if outcome is not None:
         winner = "drawn" if outcome.winner is None else f"{ROLE[outcome.winner]} wins"
         points = f"{outcome.points[0]} to {outcome.points[1]}"
-        ended = how_match_ended(outcome.termination)
+        ended = how_match_ended(outcome.termination) if end is None or end.how is not Ending.SILENCE else "by silence"
         said = f"{winner}, {points} ({ended}), {count(len(report.rounds), 'deal')} counted"
         if report.falls_against is None:
             lines.append(f"  outcome: {said}")
@@ -86,6 +90,10 @@ def _ending(report: VerifyReport) -> str:
     how, text = str(end.how), reason_words(end.text)
     if how == "finished" and report.kind == "transcript":
         return "the match was played out"
+    resume = f"{koikoi_command()} resume {shlex.quote(report.path)}" if report.kind == "record" else ""
+    told = ending_told(end, ROLE, resume)
+    if told is not None:
+        return told
     return {
         "finished": "the match was played out and both players said goodbye",
         "declined": "the guest declined the rules",
