@@ -25,7 +25,7 @@ from test_cheat_support import Liar, at_move, fork, note_entry, verify_record
 from p2p_koikoi.record.reader import Record, read_record
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing.adversary import Tamper, cheat_as_guest, forge, seeded_key
-from p2p_koikoi.wire import SignedEntry, public_bytes
+from p2p_koikoi.wire import Entry, SignedEntry, public_bytes
 from p2p_koikoi.wire.frames import Frame
 
 GUEST = 1
@@ -47,21 +47,26 @@ class HostRun:
     cheater: MatchSession
 
 
+SCALE = "0.1"  # KOIKOI_TIMING_SCALE: the host's deadlines a tenth as long (a 6 s grace, a 6 s step deadline)
+
+
 async def against_the_host(
     tmp_path: Path,
     *,
     cheater: Callable[..., MatchSession] = MatchSession,
     tamper: Callable[[MatchSession], Tamper] | None = None,
+    turn_limit: int = 90,
 ) -> HostRun:
     """Start ``koikoi host``, dial it as the cheater, play until the host gives up, and read its record."""
     port = free_port()
     replays = tmp_path / "replays"
     host = subprocess.Popen(
         [
-            *(sys.executable, "-m", "p2p_koikoi", "host", "--port", str(port), "--bind", "127.0.0.1"),
+            *(sys.executable, "-m", "p2p_koikoi", "host", "--port", str(port), "--bind", "127.0.0.1", "--no-upnp"),
             *("--rules", "nintendo", "--bot", "random", "--seed", "1", "--replay-dir", str(replays)),
+            *("--turn-limit", str(turn_limit)),
         ],
-        env={**os.environ, "KOIKOI_HOME": str(tmp_path / "host-home")},
+        env={**os.environ, "KOIKOI_HOME": str(tmp_path / "host-home"), "KOIKOI_TIMING_SCALE": SCALE},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -120,8 +125,26 @@ async def test_a_false_teshi_against_the_real_host(tmp_path: Path) -> None:
     assert_host_caught(run, "illegal-move:false-hand-yaku", offending=lie_of(run.cheater))
 
 
+def assert_host_won_by_silence(run: HostRun, first_note: str | None = None) -> None:
+    """The host process won: exit 0, no traceback, and its record verifies as the host's win by the
+    cheating guest's silence, marked as claimed (bad bytes end nothing; the guest then was gone)."""
+    assert run.code == 0, (run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr
+    record = run.record
+    goodbye = record.entries[-1].entry
+    assert (goodbye.kind, goodbye.author, goodbye.body[0]) in {("goodbye", 0, "peer-gone"), ("goodbye", 0, "stalled")}
+    if first_note is not None:
+        assert [(n.reason, n.blame) for n in record.notes][:1] == [(first_note, GUEST)]
+    verdict = verify_record(run.path)
+    assert (verdict.code, verdict.verdict) == (0, "verified"), verdict.output
+    ending = verdict.output["ending"]
+    assert (ending["how"], ending["winner"], ending["claimed"]) == ("silence", 0, True), ending
+
+
 async def test_a_fork_against_the_real_host(tmp_path: Path) -> None:
-    """The messages: a second entry, validly signed, with the seq of one already taken."""
+    """The messages: a second entry, validly signed, with the seq of one already taken. It cannot join the
+    chain, so it ends nothing: the host notes it (both signed entries are the proof), drops the connection,
+    and the guest, gone for good, loses by its silence."""
     forked: list[SignedEntry] = []
     twins: list[Frame] = []
 
@@ -136,14 +159,15 @@ async def test_a_fork_against_the_real_host(tmp_path: Path) -> None:
     run = await against_the_host(tmp_path, tamper=at_move(2, keep(fork(forked))))
     (twin,) = twins
     assert isinstance(twin, SignedEntry)
-    assert_host_caught(run, "fork", offending=twin, in_chain=False)
+    assert_host_won_by_silence(run, "fork")
+    assert note_entry(run.record.notes[0]).data == twin.data
     assert run.record.entries[forked[0].entry.seq].data == forked[0].data
 
 
 async def test_a_forged_goodbye_against_the_real_host(tmp_path: Path) -> None:
     """A goodbye signed with another key, in the middle of the round: once, the host waited for the
-    guest's next move forever; now it is ``bad-signature``, and the match ends there. (Verify blames
-    nobody for a bad signature: anyone could have made it.)"""
+    guest's next move forever; then it ended the match as disputed; now it is a broken connection, noted
+    with its bytes, and the guest, gone, loses by its silence."""
     sent: list[SignedEntry] = []
 
     def goodbye(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
@@ -151,11 +175,76 @@ async def test_a_forged_goodbye_against_the_real_host(tmp_path: Path) -> None:
         return sent
 
     run = await against_the_host(tmp_path, tamper=at_move(2, goodbye))
-    assert run.code == 1, run.stderr
-    record = run.record
-    assert record.entries[-1].entry.body[0] == "violation:bad-signature"
-    assert [(n.reason, n.blame) for n in record.notes] == [("bad-signature", GUEST)]
-    assert note_entry(record.notes[0]).data == sent[0].data
-    assert public_bytes(seeded_key("tcp cheater")) == record.entries[0].entry.body[2][1]
+    assert_host_won_by_silence(run, "bad-signature")
+    assert note_entry(run.record.notes[0]).data == sent[0].data
+    assert public_bytes(seeded_key("tcp cheater")) == run.record.entries[0].entry.body[2][1]
+
+
+def silent_from_move(number: int) -> Callable[[MatchSession], Tamper]:
+    """The guest sends nothing from its ``number``-th move on, though its connection stays up."""
+
+    def build(session: MatchSession) -> Tamper:
+        moves = 0
+
+        def tamper(signed: SignedEntry) -> Sequence[Frame]:
+            nonlocal moves
+            moves += signed.entry.kind == "move"
+            return [] if moves >= number else [signed]
+
+        return tamper
+
+    return build
+
+
+async def test_a_guest_that_falls_silent_at_its_move_loses_to_the_real_host(tmp_path: Path) -> None:
+    """Silence at a decision, connection up: the host claims at the turn limit plus the grace (scaled)."""
+    run = await against_the_host(tmp_path, tamper=silent_from_move(3), turn_limit=1)
+    assert_host_won_by_silence(run)
+
+
+async def test_an_integrity_accusation_against_the_real_host_is_the_liars_forfeit(tmp_path: Path) -> None:
+    """``violation:bad-signature`` instead of a move: no evidence can exist for it, so it is the guest's forfeit."""
+
+    def accuse(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
+        entry = signed.entry
+        body = ["violation:bad-signature", "your move was not signed", None]
+        lie = Entry(entry.match_id, entry.seq, entry.prev, entry.author, "goodbye", body, entry.state)
+        return [SignedEntry.sign(lie, seeded_key("tcp cheater"))]
+
+    run = await against_the_host(tmp_path, tamper=at_move(2, accuse))
+    assert run.code == 0, (run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr
     verdict = verify_record(run.path)
-    assert (verdict.code, verdict.verdict, verdict.reason, verdict.blame) == (1, "failed", "bad-signature", None)
+    ending = verdict.output["ending"]
+    assert (ending["how"], ending["winner"]) == ("forfeit", 0), verdict.output
+    assert (verdict.reason, verdict.blame) == ("baseless-accusation", GUEST)
+
+
+async def test_a_false_claim_of_the_hosts_silence_is_refuted_by_the_real_host(tmp_path: Path) -> None:
+    """Right after its move, the guest claims the host went silent; the host answers (its entry chained
+    after the claim, which refutes it), and the guest, now silent, loses by its silence."""
+
+    def claim(session: MatchSession, signed: SignedEntry) -> Sequence[Frame]:
+        entry = signed.entry
+        body = ["peer-gone", "the host vanished", None]
+        lie = Entry(entry.match_id, entry.seq + 1, signed.digest, entry.author, "goodbye", body, entry.state)
+        return [signed, SignedEntry.sign(lie, seeded_key("tcp cheater"))]
+
+    moves = 0
+
+    def build(session: MatchSession) -> Tamper:
+        inner = at_move(2, claim)(session)
+
+        def tamper(signed: SignedEntry) -> Sequence[Frame]:
+            nonlocal moves
+            if moves >= 2:
+                return []
+            moves += signed.entry.kind == "move"
+            return inner(signed)
+
+        return tamper
+
+    run = await against_the_host(tmp_path, tamper=build, turn_limit=1)
+    assert_host_won_by_silence(run)
+    claims = [i for i, e in enumerate(run.record.entries) if e.entry.kind == "goodbye" and e.entry.author == GUEST]
+    assert claims and run.record.entries[claims[0] + 1].entry.author == 0

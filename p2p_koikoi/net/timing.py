@@ -43,7 +43,9 @@ Koi-Koi call, and short enough that a stalled match is over in under two minutes
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
 from dataclasses import dataclass
 
 import trio
@@ -67,6 +69,12 @@ class Timing:
     claim_linger: float = 10.0
     linger: float = 2.0
 
+    def scaled(self, factor: float) -> Timing:
+        """Every figure times ``factor`` (tests run whole network matches with the deadlines shrunk)."""
+        if factor == 1.0:
+            return self
+        return Timing(*(getattr(self, f.name) * factor for f in dataclasses.fields(self)))
+
     def peer_patience(self, turn_limit: int, decides: bool) -> float:
         """How long the peer may hold the floor before we claim: its decision time limit plus the grace
         when its player decides (no limit when the match has none), ``step_deadline`` for an automatic
@@ -76,7 +84,18 @@ class Timing:
         return self.step_deadline
 
 
-RECONNECTING = Timing(dead_after=5.0)
+def _scale_from_environment() -> float:
+    """``KOIKOI_TIMING_SCALE`` (a number in (0, 1], default 1) shrinks every deadline of a network match, so
+    the tests can run a real ``koikoi host`` through a silence, a give-up and a claim in seconds. Anything
+    else is ignored: the figures are the protocol's, not a user's setting."""
+    try:
+        factor = float(os.environ.get("KOIKOI_TIMING_SCALE", "1"))
+    except ValueError:
+        return 1.0
+    return factor if 0 < factor <= 1 else 1.0
+
+
+RECONNECTING = Timing(dead_after=5.0).scaled(_scale_from_environment())
 
 
 MAX_RESUMES = 3  # resumes the seat that owes an entry may take before that entry: cycling buys nothing
