@@ -242,16 +242,13 @@ async def test_the_accused_record_keeps_its_withdrawn_entries_under_a_note(tmp_p
     assert [e.entry.seq for e in read.withdrawn] == [out.place, out.place + 1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="MatchSession.restore: catching up the claim against us writes `here` (our player was deciding) "
-    "before the recorded entry that refuted it, so the accused's copy after a crossing does not restore",
-)
 async def test_the_accused_copy_after_a_crossing_restores_from_its_record() -> None:
+    """Catching up a claim against us writes no ``here`` of its own: the record's next entry is our answer."""
     out = outage(1, gave_up=False)
     assert await resume(out.pair) == [None, None]
     o = out.accused_session
-    MatchSession.restore(1, out.pair.keys[1], list(o.chain.entries), o.master_secret)
+    again = MatchSession.restore(1, out.pair.keys[1], list(o.chain.entries), o.master_secret)
+    assert [e.data for e in again.chain.entries] == [e.data for e in o.chain.entries]
 
 
 # ---------------------------------------------------------------- a claim that crossed nothing

@@ -88,14 +88,16 @@ async def test_quitting_on_our_turn_forfeits_and_tells_the_peer() -> None:
     assert session.chain.entries[-1].entry.kind == "goodbye"
 
 
-async def leave_after(seconds: float, leaving: CanLeave, other: Player) -> tuple[MatchReport, MatchReport]:
+async def leave_after(
+    seconds: float, leaving: CanLeave, other: Player, turn_limit: int = 0
+) -> tuple[MatchReport, MatchReport]:
     """Play ``leaving`` against ``other`` (which thinks for an hour on its turns); ``leaving`` asks to
     leave after ``seconds``, when the other is always the one thinking. Returns (leaving's, other's)."""
     reports: list[tuple[MatchReport, MatchReport, MatchSession]] = []
 
     async def play() -> None:
         players = (leaving, other) if leaving.seat == 0 else (other, leaving)
-        reports.append(await pair(*players))
+        reports.append(await pair(*players, turn_limit=turn_limit))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(play)
@@ -108,15 +110,28 @@ async def leave_after(seconds: float, leaving: CanLeave, other: Player) -> tuple
     return (host, guest) if leaving.seat == 0 else (guest, host)
 
 
-async def test_quitting_while_the_peer_thinks_does_not_wait_for_it(autojump_clock: trio.testing.MockClock) -> None:
+async def test_leaving_while_the_peer_thinks_without_a_time_limit_adjourns_at_once(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """No limit on thinking must not trap the one who waits: leaving then adjourns the match (nobody wins,
+    both may take it up again), and neither side waits for the thinker."""
     ours, theirs = await leave_after(30, CanLeave(0), Slow(RandomAgent(2), 1))
+    assert ours.ended_by == "adjourned"
+    assert theirs.ended_by == "adjourned"
+
+
+async def test_quitting_while_the_peer_thinks_under_a_time_limit_forfeits_at_once(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """With a time limit the thinker is bound by it, so leaving is the leaver's forfeit, at once."""
+    ours, theirs = await leave_after(30, CanLeave(0), Slow(RandomAgent(2), 1), turn_limit=3600)
     assert ours.ended_by == "quit"
     assert theirs.ended_by == "peer-quit"
 
 
 async def test_a_decision_is_called_off_when_the_peer_leaves(autojump_clock: trio.testing.MockClock) -> None:
-    """The peer quits while our player is thinking: our run ends at once, not after an hour's move."""
-    theirs, ours = await leave_after(30, CanLeave(1), Slow(RandomAgent(1), 0))
+    """The peer leaves while our player is thinking: our run ends at once, not after an hour's move."""
+    theirs, ours = await leave_after(30, CanLeave(1), Slow(RandomAgent(1), 0), turn_limit=3600)
     assert theirs.ended_by == "quit"
     assert ours.ended_by == "peer-quit"
 

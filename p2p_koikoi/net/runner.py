@@ -414,6 +414,7 @@ class _Run:
     async def flush(self) -> None:
         """Send what the session wrote; one that reveals a secret waits until the record is on disk."""
         outgoing = self.session.take_outgoing()
+        self.record_withdrawals()  # a crossing settled while resuming, before this run began
         self.records.push(self.session.chain.entries)
         for signed in outgoing:
             self.records.before_send(signed)

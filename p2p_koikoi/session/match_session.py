@@ -188,6 +188,7 @@ class MatchSession:
         self.ending: MatchEnd | None = None
         self.withdrawals: list[int] = []  # places from which a crossing goodbye withdrew our entries
         self._hold_at: int | None = None  # while rebuilding: write nothing of our own at this chain length
+        self._replaying = False  # taking entries from a record: our answers are in it already
         self._broke_rule = False  # a cheating seat sent an entry its own referee refused
         self._accusing = False
         if seat == 0:
@@ -390,16 +391,21 @@ class MatchSession:
         )
         if keys[seat] != public_bytes(identity):
             raise LocalProtocolError("restore", "this record was not played with our identity key")
+        session._replaying = True
         for signed in entries:
             session.catch_up(signed)
+        session._replaying = False
         session.take_events()
+        session._answer_claim(())  # a claim of our silence the record ends with: we are here now
         session.reopen()
         return session
 
     def reopen(self) -> None:
-        """A match that stopped on an adjournment, or on our claim of the peer's silence, is taken up again:
-        the claim stays in the chain, and the peer's next entry (sent when it resumes) decides."""
-        self._lift()
+        """An adjourned match is taken up again: the next entry lifts the adjournment. (A match that stopped
+        on our own claim of the peer's silence stays as it is: the claim goes to the peer when it resumes,
+        and only its answer reopens the match.)"""
+        if self.ending is not None and self.ending.how is Ending.ADJOURNED:
+            self._lift()
 
     def _lift(self) -> bool:
         """A refutable ending (an adjournment, a claim of silence) is open again: the next entry decides."""
@@ -522,6 +528,8 @@ class MatchSession:
             if signed.entry.kind in ("move", "accept", "decline", "here"):
                 self._decide_as_recorded(signed.entry.kind, signed.entry.body)
         self._pump()
+        if self._replaying:
+            return  # our answer, if we gave one, is the next entry of the record being replayed
         last = self.referee.entries[-1].entry
         if last.kind == "goodbye" and self.waiting in (Waiting.MOVE, Waiting.ACCEPT) and self.referee.may_object():
             self._write("here", ["I am here: my player is still deciding"])
@@ -533,10 +541,12 @@ class MatchSession:
         self.referee = Referee(self.knowledge, _Teller(self), keys=self.keys, nonces=self.nonces)
         self.outgoing, self.ended_by, self.end_text, self.ending = [], None, "", None
         self._hold_at = len(entries)  # the goodbye that took the next place comes first
+        self._replaying = True
         if self.seat == 0:
             self._pump()
         for signed in entries:
             self.catch_up(signed)
+        self._replaying = False
         self.outgoing = []
         self.events = events
 
