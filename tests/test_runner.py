@@ -19,7 +19,7 @@ from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.engine import AnyAction, MatchContext, Round, preset
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.record_sync import RecordSync, reveals_secret
-from p2p_koikoi.net.runner import MatchReport, Player, run_match
+from p2p_koikoi.net.runner import ClaimChoice, MatchReport, Player, run_match
 from p2p_koikoi.net.timing import MAX_RESUMES, RECONNECTING, FloorClock, Timing
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.wire import Frame, Ping, Pong, SignedEntry, public_bytes
@@ -374,3 +374,62 @@ async def test_reconnect_cycling_buys_a_staller_nothing(autojump_clock: trio.tes
     assert ours.claims[0][0] <= due[0] + patience + RECONNECTING.reconnect_grace
     assert 1 < cycles <= MAX_RESUMES + 2, cycles
     assert ours.claims[0][0] < due[0] + patience  # its patience ran out by the resumes, not by the clock
+
+
+class Offered(Quick):
+    """A person who is offered the claim of a silent peer's match and answers nothing."""
+
+    offers: list[float]
+
+    async def offer_claim(self, text: str, deadline: float) -> ClaimChoice:
+        self.offers.append(trio.current_time())
+        await trio.sleep_until(deadline + 1000)
+        raise AssertionError("the offer outlived its deadline")
+
+
+async def late(channel: FramedChannel, session: MatchSession, delay: float) -> None:
+    """A peer that takes ``delay`` seconds over its first decision, then plays on at once."""
+    waited = False
+    while session.waiting is not Waiting.DONE:
+        if session.waiting is Waiting.ACCEPT:
+            session.accept()
+        for signed in session.take_outgoing():
+            await channel.send(signed)
+        if session.waiting is Waiting.MOVE:
+            if not waited:
+                waited = True
+                await trio.sleep(delay)
+            session.submit(session.legal_actions()[0])
+        for signed in session.take_outgoing():
+            await channel.send(signed)
+        if session.waiting is Waiting.MOVE:
+            continue
+        frame = await channel.receive()
+        if frame is None:
+            return
+        if isinstance(frame, Ping):
+            await channel.send(Pong(frame.n))
+        elif isinstance(frame, SignedEntry):
+            session.receive(frame)
+
+
+async def test_the_claim_offer_is_withdrawn_when_the_silent_peer_writes_after_all(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The peer's patience ran out, so our player is offered the claim; the peer moves during the offer's
+    countdown: the offer is called off, nothing is claimed, and the match goes on."""
+    ours, theirs = sessions(turn_limit=30, host=ClaimSpy)
+    assert isinstance(ours, ClaimSpy)
+    ours.claims = []
+    player = Offered(0)
+    player.offers = []
+    a, b = trio.testing.memory_stream_pair()
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(lambda: run_match(FramedChannel(a), ours, player, dead_after=10_000))
+            patience = 30 + Timing().turn_grace
+            await late(FramedChannel(b), theirs, patience + Timing().claim_countdown / 2)
+            nursery.cancel_scope.cancel()
+    assert player.offers, "the claim was never offered"
+    assert ours.claims == []
+    assert ours.ending is None or not ours.ending.claimed

@@ -215,6 +215,7 @@ class _Run:
         self.wake = trio.Event()  # re-armed by the driver before each look at the session
         self.lost: str | None = None  # why the connection is gone
         self.choosing: trio.CancelScope | None = None  # the player's decision in progress
+        self.offered_at: int | None = None  # the owed point a claim offer in progress is about
         self.started = trio.current_time()
         self.silent = False  # the silence was announced
         self.back = trio.Event()  # set when a frame ends an announced silence
@@ -270,8 +271,11 @@ class _Run:
     def poke(self) -> None:
         """Tell the driver the session moved; if the match ended under a decision, call the decision off."""
         self.wake.set()
-        if self.session.waiting is Waiting.DONE and self.choosing is not None:
-            self.choosing.cancel()
+        if self.choosing is None:
+            return
+        moved = self.offered_at is not None and self.session.referee.owed_since != self.offered_at
+        if self.session.waiting is Waiting.DONE or moved:
+            self.choosing.cancel()  # the match ended, or the silent peer wrote after all: nothing to claim
 
     async def refuted_within(self, seconds: float) -> bool:
         """After our claim of the peer's silence, stay on the connection a while: a peer that is there
@@ -496,7 +500,13 @@ class _Run:
         if offer is None:
             return ClaimChoice.CLAIM
         deadline = trio.current_time() + self.timing.claim_countdown
-        choice = await self.ask(lambda: offer(text, deadline), deadline)
+        self.offered_at = self.session.referee.owed_since
+        try:
+            choice = await self.ask(lambda: offer(text, deadline), deadline)
+        finally:
+            moved, self.offered_at = self.session.referee.owed_since != self.offered_at, None
+        if moved or self.session.waiting is not Waiting.PEER:
+            return ClaimChoice.WAIT  # it wrote after all: the match goes on
         return ClaimChoice.CLAIM if choice is None else choice
 
     async def ask(self, question: Callable[[], Awaitable[T]], deadline: float = math.inf) -> T | None:
