@@ -227,6 +227,8 @@ def event_lines(
             out.append(f"{left_words(event, them)}.")
         elif event.kind == "failed":
             out.append(reason_words(event.text))
+        elif event.kind == "claimed-against":
+            out.append(f"{them} claimed you had gone silent; your program answered at once, so play goes on.")
     return out
 
 

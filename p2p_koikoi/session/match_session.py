@@ -99,7 +99,8 @@ class SessionEvent:
 
     Kinds: ``offered`` (rules), ``first-dealer`` (seat), ``round`` (number, redeal, dealer),
     ``moves`` (engine events), ``result`` (a RoundResult), ``over`` (the MatchOutcome),
-    ``peer-left`` (text), ``failed`` (text, blame).
+    ``peer-left`` (text), ``failed`` (text, blame), ``claimed-against`` (the peer claimed our silence, with
+    its text; our program has answered, which refutes the claim).
     """
 
     kind: str
@@ -523,6 +524,8 @@ class MatchSession:
         end = self.ending
         if end is None or not end.claimed or end.owed != self.seat or not self._lift():
             return
+        if not self._replaying:
+            self.events.append(SessionEvent("claimed-against", self.peer, end.text))
         for signed in withdrawn:
             self._pump()
             if signed.entry.kind in ("move", "accept", "decline", "here"):
