@@ -24,6 +24,7 @@ from p2p_koikoi.net.runner import MatchReport
 from p2p_koikoi.net.tcp import Address, dial, listen
 from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.record.writer import RecordWriter
+from p2p_koikoi.referee import Ending
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing import KOIKOI, CuttingProxy, free_port, koikoi_env, spawn_host
 from p2p_koikoi.wire import SignedEntry, public_bytes
@@ -241,3 +242,43 @@ def test_kill_9_mid_round_then_koikoi_resume(tmp_path: Path) -> None:
     host_record = read_record(host_file)
     assert [e.data for e in guest_record.entries] == [e.data for e in host_record.entries]
     assert guest_record.entries[-1].entry.body[0] == "match-over"
+
+
+@pytest.mark.parametrize("before", [False, True], ids=["entry-delivered", "entry-lost-in-flight"])
+async def test_two_honest_peers_through_an_outage_longer_than_the_grace_resume_and_finish(
+    tmp_path: Path, before: bool
+) -> None:
+    """Two honest peers, and the link down for one and a half times the reconnect grace (the 90 s outage of
+    a 60 s grace, scaled down). Each gives up at the end of the grace: the seat that owed writes the game's
+    move and claims, the other claims; then each waits one more grace for the other to answer. The link comes
+    back within it, the resume settles the claims that crossed (a claim takes its place; the entries it
+    displaced are written again after it, which refutes it), and the match plays to its end: both copies
+    the same, finished, verified (SPEC.md sections 6 to 8)."""
+    grace = 2.0
+
+    class Outage(CuttingProxy):
+        """Refuses every connection for 1.5 graces after the cut, then forwards again."""
+
+        cut_at: float | None = None
+
+        async def _serve(self, client: trio.SocketStream) -> None:
+            if self.cuts:
+                if self.cut_at is None:
+                    self.cut_at = trio.current_time()
+                if trio.current_time() < self.cut_at + 1.5 * grace:
+                    await trio.aclose_forcefully(client)
+                    return
+            await super()._serve(client)
+
+    proxy_args = {"cut": PHASES["mid-turn"], "before": before}
+    host, guest, host_chain, guest_chain, _ = await match_through_proxy(
+        tmp_path, proxy_args, grace=grace, proxy_class=Outage
+    )
+    assert (host.ended_by, guest.ended_by) == ("match-over", "match-over"), (host.text, guest.text)
+    assert [e.data for e in host_chain] == [e.data for e in guest_chain]
+    claims = [e for e in host_chain if e.entry.kind == "goodbye" and e.entry.body[0] == "peer-gone"]
+    assert claims, "nobody claimed: the outage was not longer than the grace"
+    report = verify_entries(host_chain)
+    assert report.verdict == "verified" and report.ending is not None and report.ending.how is Ending.FINISHED
+    for name in ("host.koikoi", "guest.koikoi"):
+        assert [e.data for e in read_record(tmp_path / name).entries] == [e.data for e in host_chain]
