@@ -16,8 +16,8 @@ taken, every body is decoded as canonical msgpack and shape-checked. A file
 cut short (a crash while writing) is read up to its last whole frame and ends
 ``truncated``; a frame that is whole but does not parse ends the reading as
 ``corrupt``, since nothing after it can be placed in the chain. Only a file
-that is not a record at all (no header, unreadable, empty) raises
-:class:`RecordError`.
+that is not a record at all (no header, unreadable, empty), or a record of
+another protocol version (its first entry says which), raises :class:`RecordError`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from p2p_koikoi.record.format import FORMAT_VERSION, withdrawn_place
-from p2p_koikoi.wire import MAX_FRAME, RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire import MAX_FRAME, VERSION, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.codec import unpack
 
 __all__ = [
@@ -243,7 +243,9 @@ def visit_record_bytes(data: bytes, visitor: RecordVisitor[T], name: str = "the 
     if not isinstance(first, bytes):
         why = first.problem if first is not None else "no frame"
         raise RecordError(f"{name} is not a match record: {why}")
-    visitor.begin_record(_header(name, first))
+    header = _header(name, first)
+    _same_version(name, header, frames.data[frames.offset :])
+    visitor.begin_record(header)
     entries = 0
     ending: Ending | None = None
     while ending is None:
@@ -302,6 +304,27 @@ def _header(name: str, body: bytes) -> Header:
     if seat not in (0, 1) or not isinstance(address, str) or not isinstance(created, int):
         raise RecordError(f"{name} has a malformed record header")
     return Header(seat, address, created, str(software))
+
+
+def _same_version(name: str, header: Header, rest: bytes) -> None:
+    """Refuse, in one line, a record whose first entry is of another protocol version: its rules are not ours
+    to check (a version 2 record is verified by a version 2 program). Any later entry of another version is
+    damage, which the verifier reports (``unreadable-entry``)."""
+    try:
+        length = int.from_bytes(rest[:_LENGTH], "big")
+        value = unpack(rest[_LENGTH : _LENGTH + length], "record frame")
+        framed = isinstance(value, list) and len(value) == 3 and value[0] == "entry" and isinstance(value[1], bytes)
+        entry = unpack(value[1], "entry") if framed else None
+    except RemoteProtocolError:
+        return  # the reading proper says what is wrong with it
+    version = entry[0] if isinstance(entry, list) and len(entry) == 8 else VERSION
+    if isinstance(version, int) and not isinstance(version, bool) and version != VERSION:
+        software = header.software.removeprefix("p2p-koikoi/")
+        shown = software.isascii() and software.replace(".", "").isalnum() and len(software) <= 20
+        made_by = f" (koikoi {software})" if shown else ""
+        raise RecordError(
+            f"{name} was made by protocol version {version}{made_by}; this koikoi verifies version {VERSION} records"
+        )
 
 
 def _frame(visitor: RecordVisitor[T], body: bytes, entries: int, number: int) -> tuple[int, Ending | None]:
