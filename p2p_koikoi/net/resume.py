@@ -20,20 +20,19 @@ seat that wrote the ``goodbye`` takes nothing and waits for them.
 Anything else is a fork, a finding, not a bad connection: :class:`Fork`, raised at once by the side
 holding more entries when its entries from the peer's head on are not all its own (no crossing can
 explain it), else after the exchange. The peer's proof signed its head, so the fork carries it as
-evidence (:class:`ResumeClaim`) a third party can check against our record, and blames the peer. It is
-:class:`~p2p_koikoi.net.door.Conclusive`: a host's listener stops on it rather than dropping the
-connection and waiting on.
+evidence (:class:`~p2p_koikoi.wire.resume_proof.ResumeClaim`, whose bytes and checks live in the wire
+layer, so ``koikoi verify`` checks it too) a third party can check against our record, and blames the
+peer. It is :class:`~p2p_koikoi.net.door.Conclusive`: a host's listener stops on it rather than dropping
+the connection and waiting on.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import trio
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.net.door import Conclusive
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
@@ -41,56 +40,13 @@ from p2p_koikoi.session.match_session import SOFTWARE, MatchSession
 from p2p_koikoi.wire import VERSION, Hello, Ping, Pong, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.frames import Frame, Resume, ResumeProof
 from p2p_koikoi.wire.keys import check_public_key
+from p2p_koikoi.wire.resume_proof import RESUME_DOMAIN, ResumeClaim, proof_bytes
 
 __all__ = ["RESUME_DOMAIN", "Fork", "NoSuchMatch", "ResumeClaim", "resume_as_guest", "resume_as_host"]
-
-RESUME_DOMAIN = b"p2p-koikoi/resume/v1\x00"
-_CLAIM_LENGTH = len(RESUME_DOMAIN) + 32 + 32 + 8 + 32 + 64  # match id, nonce, count, head, signature
 
 
 class NoSuchMatch(RemoteProtocolError):
     """The host answered our ``resume`` with a new ``match`` entry: it holds no unfinished match with us."""
-
-
-@dataclass(frozen=True, slots=True)
-class ResumeClaim:
-    """What a peer signed while resuming (its ``resume-proof``): in the match ``match_id`` it holds
-    ``count`` entries, the last with digest ``head``; proven to whoever chose ``nonce`` (us)."""
-
-    match_id: bytes
-    nonce: bytes
-    count: int
-    head: bytes
-    signature: bytes
-
-    @property
-    def signed_bytes(self) -> bytes:
-        return _proof_bytes(self.match_id, self.nonce, self.count, self.head)
-
-    @property
-    def evidence(self) -> bytes:
-        """For a record's note: the signed bytes, then the 64-byte signature (as a note keeps an entry)."""
-        return self.signed_bytes + self.signature
-
-    @classmethod
-    def parse(cls, evidence: bytes) -> ResumeClaim:
-        """The claim kept as a note's evidence; :class:`ValueError` if the bytes are not one."""
-        if len(evidence) != _CLAIM_LENGTH or not evidence.startswith(RESUME_DOMAIN):
-            raise ValueError("not a resume proof kept as evidence")
-        rest = evidence[len(RESUME_DOMAIN) :]
-        match_id, nonce, count, head, signature = rest[:32], rest[32:64], rest[64:72], rest[72:104], rest[104:]
-        return cls(match_id, nonce, int.from_bytes(count, "big"), head, signature)
-
-    def signed_by(self, key: bytes) -> bool:
-        try:
-            Ed25519PublicKey.from_public_bytes(key).verify(self.signature, self.signed_bytes)
-        except (InvalidSignature, ValueError):
-            return False
-        return True
-
-    def forks_from(self, entries: Sequence[SignedEntry]) -> bool:
-        """Whether the claimed head is not the entry at that position of ``entries`` (a chain that holds it)."""
-        return 0 < self.count <= len(entries) and entries[self.count - 1].digest != self.head
 
 
 class Fork(RemoteProtocolError, Conclusive):
@@ -125,10 +81,6 @@ class Fork(RemoteProtocolError, Conclusive):
     @property
     def evidence(self) -> bytes:
         return self.claim.evidence
-
-
-def _proof_bytes(match_id: bytes, peer_nonce: bytes, count: int, head: bytes) -> bytes:
-    return RESUME_DOMAIN + match_id + peer_nonce + count.to_bytes(8, "big") + head
 
 
 def _ours(session: MatchSession, nonce: bytes) -> Resume:
@@ -185,7 +137,7 @@ async def resume_as_guest(
     except trio.TooSlowError:
         raise ConnectionLost("the host did not answer the resume in time") from None
     mine = _ours(session, nonce)
-    await channel.send(ResumeProof(identity.sign(_proof_bytes(session.match_id, theirs.nonce, mine.count, mine.head))))
+    await channel.send(ResumeProof(identity.sign(proof_bytes(session.match_id, theirs.nonce, mine.count, mine.head))))
     await _exchange_missing(channel, session, claim, deadline)
 
 
@@ -212,7 +164,7 @@ async def resume_as_host(
     nonce = secrets.token_bytes(32)
     mine = _ours(session, nonce)
     await channel.send(mine)
-    await channel.send(ResumeProof(identity.sign(_proof_bytes(session.match_id, theirs.nonce, mine.count, mine.head))))
+    await channel.send(ResumeProof(identity.sign(proof_bytes(session.match_id, theirs.nonce, mine.count, mine.head))))
     try:
         claim = _check_proof(session, await _next(channel, deadline), nonce, theirs)
     except trio.TooSlowError:

@@ -25,6 +25,13 @@ Verdicts:
 A record ended by a cheat carries the honest player's ``goodbye`` and note; the
 verifier reaches its own finding from the entries (or from the offending bytes
 the note kept, when they never joined the chain) and says whether it agrees.
+
+A record ended by a fork shown at resume (SPEC.md section 8) carries no goodbye,
+only the writer's ``fork`` note keeping the peer's signed resume proof
+(:mod:`p2p_koikoi.wire.resume_proof`). The verifier checks the proof itself
+(:func:`_fork_note`): this match's id, the blamed seat's signature, a head that is
+not this record's entry at that place, and no crossing that could explain it;
+then the blamed seat signed a fork, and the match is the other seat's win.
 """
 
 from __future__ import annotations
@@ -38,13 +45,14 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from p2p_koikoi.engine import MatchOutcome, MatchPhase, Termination
 from p2p_koikoi.fairness.watch import AuditedDeal
 from p2p_koikoi.record.audits import Mapper, audit_deals
 from p2p_koikoi.record.copies import Comparison, Copy, CopyComparison, Ruling, compare_copies
 from p2p_koikoi.record.identity_names import short_fingerprint
 from p2p_koikoi.record.reader import Ending, Header, Note, Record, RecordVisitor, UnreadableEntry
 from p2p_koikoi.record.transcript import read_transcript
-from p2p_koikoi.referee import Referee, SpectatorKnowledge
+from p2p_koikoi.referee import Referee, SpectatorKnowledge, Stage
 from p2p_koikoi.referee.endings import Accusation
 from p2p_koikoi.referee.events import Ending as MatchEnding
 from p2p_koikoi.referee.events import (
@@ -57,6 +65,7 @@ from p2p_koikoi.referee.events import (
 )
 from p2p_koikoi.referee.findings import Finding, Rejected
 from p2p_koikoi.wire import SIGN_DOMAIN, RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire.resume_proof import ResumeClaim
 
 __all__ = [
     "EXIT_CODES",
@@ -70,6 +79,8 @@ __all__ = [
 ]
 
 EXIT_CODES = {"verified": 0, "consistent": 0, "failed": 1, "disputed": 1, "incomplete": 1, "unreadable": 2}
+_FORK = "fork"  # the reason of a note keeping a peer's resume proof that shows its copy forked
+_SEATS = ("host", "guest")
 _NAME = re.compile(r"^\d{8}-\d{6}-(?P<fp0>[0-9a-f]{8})-(?P<fp1>[0-9a-f]{8})-(?P<rules>[a-z]+)-(?P<whose>host|guest)\.")
 
 
@@ -353,6 +364,10 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
         # A whole frame that does not parse is damage, not a crash: a crash only cuts the last frame short.
         finding = Finding(len(record.entries), "corrupt-frame", walk.ending.problem, None)
         referee.record_fault(finding)
+    forks = [_fork_note(note, referee) for note in walk.notes if note.reason == _FORK]
+    proven = next((found for found, _ in forks if found is not None), None)
+    if proven is not None and finding is None and (ended is None or ended.refutable):
+        finding = _settle_fork(referee, proven)
     report.next_writer = referee.next_writer()
     referee.close(walk.ending.problem or "the record stops here")
     summary.fill(report)
@@ -375,7 +390,13 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
         report.finding = _incomplete_finding(len(record.entries), walk.ending, report.next_writer)
     elif not walk.ending.complete and walk.unreadable is None:
         report.warnings.append(f"after the match ended: {walk.ending.problem}")
-    report.notes = [_check_note(note, report.finding, accusation) for note in walk.notes]
+    fork_checks = iter(forks)
+    report.notes = [
+        _check_fork_note(note, next(fork_checks), report.finding)
+        if note.reason == _FORK
+        else _check_note(note, report.finding, accusation)
+        for note in walk.notes
+    ]
     report.warnings.extend(_name_warnings(record, report))
     return report
 
@@ -434,7 +455,7 @@ def _evidence_finding(
 ) -> Finding | None:
     """Check the offending entry the accuser's note kept (it never joined the chain) in the place it came."""
     for note in notes:
-        if len(note.evidence) <= 64:
+        if len(note.evidence) <= 64 or note.reason == _FORK:  # a fork note keeps a resume proof, not an entry
             continue
         place = f"the entry kept in the writer's note (it came as entry {accusation.entry})"
         try:
@@ -466,6 +487,95 @@ def _check_note(note: Note, finding: Finding | None, accusation: Accusation | No
         who = "nobody can be proved" if finding.blame is None else f"the record proves seat {finding.blame}"
         return NoteCheck(note, False, f"same finding, but {who} to blame")
     return NoteCheck(note, False, f"the verifier finds {finding.reason} instead")
+
+
+def _fork_note(note: Note, referee: Referee) -> tuple[Finding | None, NoteCheck]:
+    """A ``fork`` note's evidence checked as the peer's resume proof against the entries that joined the chain:
+    the fork it proves (its finding, blaming the seat that signed it), or None and why not. The note itself
+    is not trusted: its blamed seat only says whose key to check the signature with."""
+    entries = referee.entries
+    try:
+        claim = ResumeClaim.parse(note.evidence)
+    except ValueError:
+        return None, NoteCheck(note, False, "its evidence is not a resume proof: nothing shows the fork")
+    if not entries:
+        return None, NoteCheck(note, False, "the record holds no match entry to check its resume proof against")
+    if claim.match_id != referee.match_id:
+        return None, NoteCheck(note, False, "the resume proof it keeps is of another match")
+    seat = note.blame
+    if seat not in (0, 1):
+        return None, NoteCheck(note, False, "it blames no seat whose key could have signed the resume proof")
+    assert seat is not None
+    if not claim.signed_by(referee.keys[seat]):
+        return None, NoteCheck(note, False, f"the resume proof it keeps is not signed by seat {seat}'s key")
+    place = claim.count - 1
+    if not claim.forks_from(entries):
+        if 0 < claim.count <= len(entries):
+            text = f"seat {seat} signed, resuming, that its entry {place} is this record's: no fork"
+        else:
+            text = f"the head seat {seat} signed (its entry {place}) lies past this record's entries: no fork shows"
+        return None, NoteCheck(note, False, text)
+    who = _SEATS[seat]
+    text = (
+        f"the {who} signed, resuming, that its entry {place} is {claim.head.hex()[:16]}, "
+        f"but this record's entry {place} is {entries[place].digest.hex()[:16]}"
+    )
+    if not _signed_past_the_other(entries, seat, place):
+        why = (
+            f"{text}; a crossing (SPEC.md section 6) could explain it: seat {seat} signed no entry of this record "
+            f"chained after one of seat {1 - seat}'s from entry {place} on"
+        )
+        return None, NoteCheck(note, None, why)
+    found = Finding(place, _FORK, f"{text}: its copy of the match forked from this one", seat)
+    return found, NoteCheck(note, True, "the verifier finds the same")
+
+
+def _signed_past_the_other(entries: list[SignedEntry], seat: int, place: int) -> bool:
+    """Whether ``seat`` signed an entry chained after an entry of the other seat at ``place`` or later: it then
+    held this record's entry ``place``, and no crossing takes it back (a seat withdraws only a run of its own
+    entries, and takes nothing chained on entries the other seat withdrew), so a resume proof of another
+    entry there is its fork. Without one, a proof taken from a crossing could be passed off as a fork."""
+    other_seen = False
+    for signed in entries[place:]:
+        author = signed.entry.author
+        if author != seat:
+            other_seen = True
+        elif other_seen:
+            return True
+    return False
+
+
+def _settle_fork(referee: Referee, found: Finding) -> Finding:
+    """End the match on the fork ``found`` proves, as a proven violation ends it: the other seat's win."""
+    loser = found.blame
+    assert loser is not None
+    outcome = _forfeit_outcome(referee, loser)
+    referee.finish(MatchEnd(MatchEnding.VIOLATION, 1 - loser, found.text, outcome, owed=referee.next_writer()))
+    return found
+
+
+def _forfeit_outcome(referee: Referee, loser: int) -> MatchOutcome | None:
+    """What the match comes to when ``loser`` loses it outside the count (as the referee rules a proven
+    violation): the count as it stood if it had decided, else the other seat's win on the points so far;
+    none before the guest accepted the rules."""
+    match = referee.match
+    if match is not None:
+        if match.phase is MatchPhase.OVER and match.outcome is not None:
+            return match.outcome
+        return MatchOutcome(1 - loser, (match.points[0], match.points[1]), Termination.FORFEIT)
+    if referee.rules is None or referee.stage in (Stage.MATCH, Stage.ACCEPT):
+        return None
+    return MatchOutcome(1 - loser, (0, 0), Termination.FORFEIT)
+
+
+def _check_fork_note(note: Note, checked: tuple[Finding | None, NoteCheck], finding: Finding | None) -> NoteCheck:
+    """A ``fork`` note: what its resume proof shows (:func:`_fork_note`), next to the verifier's finding."""
+    found, check = checked
+    if found is None or (finding is not None and (finding.reason, finding.blame) == (found.reason, found.blame)):
+        return check
+    if finding is None or finding.reason.startswith("unconfirmed:"):
+        return NoteCheck(note, None, "the resume proof checks out, but the entries had ended the match for good")
+    return NoteCheck(note, False, f"the resume proof checks out, but the verifier finds {finding.reason} first")
 
 
 def _name_warnings(record: Record, report: VerifyReport) -> list[str]:
