@@ -150,7 +150,8 @@ def test_a_false_no_hiki_is_caught_at_the_audit(reports: dict) -> None:  # type:
     assert chain[answer].entry.author == 0
     assert report.verdict == "failed" and report.writer_seat == 1
     assert (report.finding.reason, report.finding.blame) == ("audit:gaji-blocked-by-hiki", 0)
-    assert report.finding.entry > answer  # found when the secrets came out
+    # Named at the false answer itself, found when the secrets came out (at a Reveal).
+    assert report.finding.entry == answer and report.finding.found_at is not None and report.finding.found_at > answer
     assert (report.ending.how, report.ending.winner) == ("violation", 1)
     (note,) = report.notes
     assert (note.note.reason, note.agrees) == ("audit:gaji-blocked-by-hiki", True)

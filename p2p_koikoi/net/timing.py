@@ -126,10 +126,9 @@ class FloorClock:
         self._at(length)
         if objected and self.objected is None:
             self.objected = trio.current_time()
-        if self.resumes > MAX_RESUMES:
-            return self.since
+        base = self.since if self.resumes > MAX_RESUMES else self.since + patience
         after_objection = self.objected + grace if self.objected is not None else -math.inf
-        return max(self.since + patience, after_objection)
+        return max(base, after_objection)
 
     def resumed(self, length: int) -> None:
         """A connection was made again while the peer owed at chain length ``length``."""

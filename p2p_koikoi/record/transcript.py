@@ -289,8 +289,9 @@ class _Reader:
         names = tuple(str(p.get("name", f"seat {s}")) for s, p in enumerate(players))
         match_id = _key(data.get("match_id"))
         self.visitor.begin_match(MatchInfo(self.rules, (keys[0], keys[1]), (names[0], names[1]), match_id))
-        self.first_dealer(_field(data, "first_dealer", dict, "first_dealer"))
         rounds = _field(data, "rounds", list, "rounds")
+        if data.get("first_dealer") is not None or rounds:  # none only for a match that ended before (declined)
+            self.first_dealer(_field(data, "first_dealer", dict, "first_dealer"))
         for index, round_obj in enumerate(rounds):
             if not isinstance(round_obj, dict):
                 _bad(f"round {index + 1}", "an object is expected")

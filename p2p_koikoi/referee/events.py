@@ -193,6 +193,10 @@ class MatchVisitor:
     def round_played(self, played: PlayedRound) -> None:
         """A deal is over and counted, or (last of all) one was cut short."""
 
+    def match_paused(self, end: MatchEnd) -> None:
+        """An ending the next entry may still void (a claim of silence, an adjournment); ``end_match`` follows
+        if the entries stop there, else the match goes on."""
+
     def end_match(self, end: MatchEnd) -> None:
         """The reader is done: the match ended, stopped, or failed a check."""
 
@@ -226,6 +230,10 @@ class MatchFanout(MatchVisitor):
     def round_played(self, played: PlayedRound) -> None:
         for visitor in self.visitors:
             visitor.round_played(played)
+
+    def match_paused(self, end: MatchEnd) -> None:
+        for visitor in self.visitors:
+            visitor.match_paused(end)
 
     def end_match(self, end: MatchEnd) -> None:
         for visitor in self.visitors:

@@ -440,10 +440,24 @@ class Referee:
         self.end = None
         self.accusation = None
 
+    def floor_decides(self) -> bool:
+        """The floor holder owes a decision of its player (the rules, the exchange, a play, a choice of two
+        cards, Koi-Koi or Shobu), not an automatic protocol step, which a program writes at once."""
+        stage, rnd = self.stage, self.round
+        if stage in (Stage.ACCEPT, Stage.EXCHANGE):
+            return True
+        if stage is not Stage.PLAY or rnd is None or self.gaji_pending is not None:
+            return False
+        return rnd.phase in (Phase.PLAY, Phase.DRAW_CHOICE, Phase.DECISION)
+
     def _on_objection(self, author: int) -> None:
         """``here``: the accused answers a claim of its silence without its owed entry yet (a person still
-        deciding). With a decision time limit it may do so once for each entry it owes; without one (no
-        limit on thinking) as often as it is claimed against."""
+        deciding). Only a decision can be pending: an automatic step is written at once, so a seat owing one
+        answers with it. With a decision time limit it may object once for each entry it owes; without one
+        (no limit on thinking) as often as it is claimed against."""
+        if not self.floor_decides():
+            text = f"seat {author} objected instead of the automatic step it owes"
+            _fail(self._entry, "out-of-turn", text, author)
         if not self.may_object():
             text = f"seat {author} objected twice to claims of its silence without writing the entry it owes"
             _fail(self._entry, "repeated-objection", text, author)
@@ -541,13 +555,17 @@ class Referee:
         if deal is None or deal.deck is None or rnd is None or rules is None or self.stage is not Stage.AUDIT:
             return
         full = Round.from_deal(rules, rnd.dealer, Deal.from_deck(list(deal.deck), rules.deal_pattern, rnd.dealer))
-        for seat, action in rnd.history:
+        for n, (seat, action) in enumerate(rnd.history):
             try:
                 full.apply(action, seat)
             except IllegalActionError as exc:
                 blame = 1 - seat if exc.rule == "gaji-blocked-by-hiki" else seat
                 text = f"with every card known, seat {seat}'s {action} was not legal: {exc}"
-                _fail(self._entry, f"audit:{exc.rule}", text, blame if blame in (0, 1) else None)
+                # Named at the entry that made the move (a false pass, a false no-hiki), found at the Reveal.
+                at = self.history_entry(n)
+                found = self._entry if at != self._entry else None
+                finding = Finding(at, f"audit:{exc.rule}", text, blame if blame in (0, 1) else None, found_at=found)
+                raise Violation(finding) from None
         if full.outcome != rnd.outcome:
             _fail(self._entry, "audit:outcome", "with every card known the round ends otherwise", None)
 
@@ -950,9 +968,14 @@ class Referee:
         return MatchOutcome(1 - loser, (points[0], points[1]), Termination.FORFEIT)
 
     def finish(self, end: MatchEnd) -> None:
-        """The match ends as ``end`` says (an abandoned one may be taken up again)."""
-        self._tell_unfinished_round()
+        """The match ends as ``end`` says. An ending the next entry may void (a claim of silence, an
+        adjournment) only pauses it: the visitor hears ``match_paused`` now, and ``end_match`` only if the
+        entries stop there (:meth:`close`), so a reader never tells a round twice."""
         self.end = end
+        if end.refutable:
+            self.visitor.match_paused(end)
+            return
+        self._tell_unfinished_round()
         self.visitor.end_match(end)
 
     def _tell_unfinished_round(self) -> None:
@@ -977,5 +1000,8 @@ class Referee:
             how = Ending.FAILED if self.finding is not None else Ending.UNFINISHED
             text = self.finding.line() if self.finding is not None else why
             self.finish(MatchEnd(how, None, text, owed=self.next_writer()))
+        elif self.end.refutable:  # the entries stop on a claim or an adjournment: that is how the match ended
+            self._tell_unfinished_round()
+            self.visitor.end_match(self.end)
         assert self.end is not None
         return self.end

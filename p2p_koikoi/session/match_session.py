@@ -69,7 +69,7 @@ from p2p_koikoi.wire import LocalProtocolError, RemoteProtocolError, SignedEntry
 
 __all__ = ["SOFTWARE", "MatchSession", "SessionEnd", "SessionEvent", "Stage", "Waiting"]
 
-SOFTWARE = "p2p-koikoi/0.2"
+SOFTWARE = "p2p-koikoi/0.3"
 
 
 class Waiting(enum.Enum):
@@ -141,6 +141,9 @@ class _Teller(MatchVisitor):
 
     def match_decided(self, outcome: MatchOutcome | None) -> None:
         self._say(SessionEvent("over", outcome=outcome))
+
+    def match_paused(self, end: MatchEnd) -> None:
+        self.session.ended(end)
 
     def end_match(self, end: MatchEnd) -> None:
         self.session.ended(end)
@@ -285,14 +288,7 @@ class MatchSession:
     @property
     def peer_decides(self) -> bool:
         """The peer holds the floor for a decision of its player (not an automatic protocol step)."""
-        if self.waiting is not Waiting.PEER:
-            return False
-        stage, rnd = self.referee.stage, self.round
-        if stage in (Stage.ACCEPT, Stage.EXCHANGE):
-            return True
-        if stage is not Stage.PLAY or rnd is None or self.referee.gaji_pending is not None:
-            return False
-        return rnd.phase in (Phase.PLAY, Phase.DRAW_CHOICE, Phase.DECISION)
+        return self.waiting is Waiting.PEER and self.referee.floor_decides()
 
     # ------------------------------------------------------------------ local input
 
@@ -344,12 +340,6 @@ class MatchSession:
         if self.referee.floor() != self.peer:
             raise LocalProtocolError("not-now", "we owe the next entry: leaving now forfeits the match")
         self._goodbye(Claim.ADJOURN, text)
-
-    def concede(self, text: str) -> None:
-        """We owe the next entry and cannot deliver it: our own signed ``peer-gone`` gives the peer the match
-        by our silence, so both copies name the same winner."""
-        if self.ended_by is None and self.referee.floor() == self.seat:
-            self._goodbye(Claim.PEER_GONE, text)
 
     def _claim(self, claim: Claim, text: str) -> bool:
         if self.ended_by is not None or self.referee.floor() != self.peer:
