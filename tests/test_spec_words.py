@@ -1,9 +1,10 @@
 """protocol/ against the code, where the words state a fact that only the code decides: the version numbers,
 each stated once; the state hash, recomputed from SPEC.md section 3's words over the sample records and
-over matches with a tied dealer draw, a redeal and both answers to a Gaji; the codec's limits; TCP_NODELAY;
-the order of the checks within one entry (RECORD.md sections 4.1 to 4.3), by tampering with entries; how a
-damaged record reads (RECORD.md section 2); the report (RECORD.md section 4.6); and one definition for
-every reason id the code can name (RECORD.md section 4.7, DEAL.md section 11, TRANSCRIPT.md section 3).
+over matches with a tied dealer draw, a redeal, a last round dealt again and both answers to a Gaji; the
+codec's limits; TCP_NODELAY; the order of the checks within one entry (RECORD.md sections 4.1 to 4.3), by
+tampering with entries; how a damaged record reads (RECORD.md section 2); the report (RECORD.md section
+4.6); and one definition for every reason id the code can name (RECORD.md section 4.7, DEAL.md section 11,
+TRANSCRIPT.md section 3).
 
 Each test names the finding of ``SPEC-FINDINGS.md`` (issue 25) it holds closed."""
 
@@ -63,6 +64,7 @@ TIE = ("rulebook", "tie and redeal 0")  # the first dealer draw is a tie: a seco
 REDEAL = ("rulebook", "tie and redeal 124")  # round 1's first table is four pairs: dealt again
 HIKI = ("rulebook", "gaji 23")  # a Gaji play onto a month of three, answered hiki CARD
 NO_HIKI = ("rulebook", "gaji 31")  # ... answered no-hiki
+LAST_REDEAL = ("rulebook", "last round redeal 7")  # round 3's first table is dealt again: the last deal's redeal is 1
 
 
 # ---------------------------------------------------------------------------------- versions (#1, #8)
@@ -183,10 +185,9 @@ def _by_the_words(entries: list[SignedEntry]) -> Iterator[tuple[int, bytes, byte
             if entry.body[2] == "redeal":
                 redeal += 1
                 decided = False
-            else:
+            elif not decided:  # the next round is dealt; a decided match keeps its last deal's number
                 redeal = 0
-                if not decided:
-                    rnd += 1
+                rnd += 1
             assert (after is Stage.GOODBYE) == decided, (index, after)
 
 
@@ -217,6 +218,25 @@ def test_the_state_hash_of_a_tie_a_redeal_and_a_gaji_is_the_words(case: tuple[st
         assert results[0][:5] == [1, 0, "redeal", -1, 0] == results[1][:5], "no redeal in round 1"
         assert results[0][5:] == [0, 0]
         assert [1, 1] in deals  # then the same round, dealt again with redeal 1
+
+
+def test_the_goodbye_stage_keeps_the_redeal_number_of_the_last_deal() -> None:
+    """SPEC.md section 3: a match whose last round was dealt again shows, through GOODBYE, the redeal number of
+    its last deal (1), not 0; the round stays the last one, the points and dealer are the count's."""
+    entries = list(play_match(*LAST_REDEAL).entries)
+    assert _assert_states_by_the_words(entries) == len(entries)
+    results = [e.entry.body for e in entries if e.entry.kind == "result"]
+    assert results[-4][:3] == [3, 0, "redeal"] and results[-1][:2] == [3, 1], "the label no longer deals round 3 again"
+    goodbyes = [i for i, e in enumerate(entries) if e.entry.kind == "goodbye"]
+    assert len(goodbyes) == 2 and goodbyes[0] == len(entries) - 2
+    last = results[-1]
+    assert _next_dealers()[last[2]] == "the winner"  # the last deal was won (`stop`): its winner deals next
+    dealer = last[3]
+    for step, i in enumerate(goodbyes):
+        state = ["goodbye", step, 3, 1, [last[5], last[6]], dealer, []]
+        assert hashlib.sha256(STATE_DOMAIN + pack(state)).digest()[:16] == entries[i].entry.state
+        state[3] = 0
+        assert hashlib.sha256(STATE_DOMAIN + pack(state)).digest()[:16] != entries[i].entry.state
 
 
 def test_a_redealt_table_shows_over_with_both_hands_dealt() -> None:
