@@ -140,7 +140,9 @@ def test_a_coin_value_that_does_not_open_its_commitment() -> None:
 
 
 def test_two_copies_that_part_at_an_entry_one_author_signed_twice_show_a_fork(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """Each copy verifies alone; side by side they prove seat 0 signed two different entries with one number."""
+    """Each copy verifies alone; side by side they prove seat 0 signed two different entries with one number.
+    Seat 0's own copy falls (``fork``, seat 0 to blame); seat 1's stands (both copies give it the match), its
+    comparison naming the fork."""
     from p2p_koikoi.app.records import verify_paths
 
     played = honest()
@@ -152,9 +154,11 @@ def test_two_copies_that_part_at_an_entry_one_author_signed_twice_show_a_fork(tm
     (tmp_path / "c.koikoi").write_bytes(record_bytes(cut))  # a third copy that stops before: no fork
     assert verify_entries(host_copy).verdict == verify_entries(guest_copy).verdict == "verified"
     reports = verify_paths([tmp_path], jobs=1)
-    for report in reports[:2]:
-        assert report.verdict == "failed"
-        assert (report.finding.entry, report.finding.reason, report.finding.blame) == (len(cut), "fork", 0)
+    forger, other = reports[:2]
+    assert forger.verdict == "failed"
+    assert (forger.finding.entry, forger.finding.reason, forger.finding.blame) == (len(cut), "fork", 0)
+    assert other.verdict == "verified" and other.ending is not None and other.ending.winner == 1
+    assert any(check.found.kind.value == "fork" and check.found.blame == 0 for check in other.copies)
     assert reports[2].verdict == "incomplete"
 
 

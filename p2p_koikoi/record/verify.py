@@ -194,8 +194,10 @@ class VerifyReport:
             Copy(self.chain, Ruling.of(self.ending), names[0]), Copy(other.chain, Ruling.of(other.ending), names[1])
         )
         self.copies.append(CopyCheck(other.path, found))
-        reason = found.reason
-        if reason is None or 0 not in found.falls:
+        # A fork is proof its author cheated: the copy it wrote itself falls too, whatever its ruling says.
+        forger = found.kind is Comparison.FORK and found.blame is not None and found.blame == self.writer_seat
+        reason = "fork" if forger else found.reason
+        if reason is None or (0 not in found.falls and not forger):
             return
         if self.falls_against is None:
             self.falls_against = other.path
