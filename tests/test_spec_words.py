@@ -26,7 +26,7 @@ from p2p_koikoi.engine import Card
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.fairness import Deck, Keys, Reason, Reveal, Show
 from p2p_koikoi.fairness.derive import PROTOCOL_VERSION, DealContext
-from p2p_koikoi.record.format import FORMAT_VERSION
+from p2p_koikoi.record.format import FORMAT_VERSION, WITHDRAWN
 from p2p_koikoi.referee import Referee, SpectatorKnowledge
 from p2p_koikoi.referee.events import FirstDealerChoice, MatchVisitor
 from p2p_koikoi.referee.findings import Violation
@@ -620,13 +620,27 @@ def _ids_made_by(path: Path, producers: dict[str, int]) -> set[str]:
     return found
 
 
+def _returned_by(path: Path, function: str) -> set[str]:
+    """The strings ``function`` in ``path`` returns as such (a property naming a reason id)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            for inner in ast.walk(node):
+                value = inner.value if isinstance(inner, ast.Return) else None
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found.add(value.value)
+    return found
+
+
 def _code_ids() -> set[str]:
-    """Every reason id the referee, the wire, the network and the verifier can name, and the deal's."""
+    """Every reason id the referee, the wire, the network and the verifier can name, and the deal's; the
+    findings of two copies verified together (``CopyComparison.reason``) and the ``withdrawn`` note."""
     found = {str(reason) for reason in Reason}
     for path in (ROOT / "p2p_koikoi").rglob("*.py"):
         if path.name != "transcript.py":
             found |= _ids_made_by(path, _PRODUCERS)
-    return found
+    found |= _returned_by(ROOT / "p2p_koikoi" / "record" / "copies.py", "reason")
+    return found | {WITHDRAWN}
 
 
 def _family(reason: str) -> str:
@@ -651,7 +665,7 @@ def test_every_reason_id_the_code_can_name_is_defined_once() -> None:
     each definition an id the code can name (`bad-show`, `early-key`, `unexpected-field` among them)."""
     record, deal = _record_ids(), _deal_ids()
     assert len(record) == len(set(record)) and len(deal) == len(set(deal))
-    assert {"bad-show", "early-key", "unexpected-field"} <= set(record)
+    assert {"bad-show", "early-key", "unexpected-field", "refuted", "disputed-copies", "withdrawn"} <= set(record)
     defined = set(record) | set(deal)
     code = _code_ids()
     assert not sorted(i for i in code if i not in defined and _family(i) not in defined), "defined nowhere"

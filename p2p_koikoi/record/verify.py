@@ -15,9 +15,9 @@ Verdicts:
 - ``consistent``: a transcript whose moves are legal and whose counts are
   right; it carries no signatures, so nothing is proved about who played it;
 - ``failed``: the first thing wrong, named;
-- ``disputed``: a player ended the match accusing the other, and the record
-  holds nothing a third party can check the accusation against (it would take
-  the accuser's secret);
+- ``disputed``: two copies of the match verified together that nothing decides
+  between (``disputed-copies``, ``copies.py``), or a transcript that ends in an
+  accusation (``unconfirmed:violation``): a record alone is never disputed;
 - ``incomplete``: everything present checks out, but the record stops before
   the match ended (a crash, a lost connection): it says where, and whose turn
   it was.
