@@ -1,9 +1,11 @@
 """What the one referee rules when a seat quits, claims the other vanished, accuses it, or loses the link:
 as whole matches between two sessions, each ruling checked in both seats' records and in ``koikoi verify``.
 
-A claim that proves nothing gives nothing: a ``peer-gone`` by the seat that owes the next entry is its own
-forfeit; any other is an abandoned match that both can resume; an accusation carries the accuser's deal
-secret, and one that shows nothing is the accuser's forfeit.
+Silence loses: a ``peer-gone`` or ``stalled`` by the seat that waited wins it the match, marked as claimed,
+until the accused's next entry voids the claim and the match goes on (a lost link makes each seat a claimed
+winner until it heals); one by the seat that owes the next entry (in place of its move, or of its secret)
+is its own forfeit, and so is a quit, even during the first dealer draw. An accusation carries the
+accuser's deal secret, and one that shows nothing is the accuser's forfeit.
 """
 
 from __future__ import annotations

@@ -16,20 +16,28 @@ One :class:`_Run` holds the state of a run as attributes; its tasks share one nu
 
 Deadlines all come from one :class:`~p2p_koikoi.net.timing.Timing`. Waiting for
 the peer, the driver allows the peer's player the match's decision time limit
-plus a grace, then claims a stall (:meth:`MatchSession.peer_stalled`: the match
-is abandoned by the staller, never our forfeit); an automatic step gets
-``step_deadline`` seconds, then the peer has vanished. Our own player has the
-time limit too: past it, the runner plays the first legal action for it. A
-player whose ``choose`` takes a ``deadline`` keyword (a person's table: it shows
-a countdown, and knows a decision cut at the deadline was the game's) gets the
-Trio time by which it must decide.
+plus a grace (with no limit, no end), an automatic step ``step_deadline``
+seconds, counted across every connection (:class:`~p2p_koikoi.net.timing.FloorClock`).
+Then our player is offered the claim of the peer's silence (claim, wait on, or
+adjourn; a bot, or a person who answers nothing within ``claim_countdown``,
+claims): :meth:`MatchSession.peer_stalled` when the peer's player held a
+decision on a live connection, else :meth:`MatchSession.peer_vanished`. Silence
+loses: the claim wins the match for us, marked as claimed, and we stay
+``claim_linger`` seconds for the peer's answer (its owed entry, or ``here``),
+which voids the claim, and play goes on. Our own player has the time limit
+too: past it, the runner plays the first legal action for it. A player whose
+``choose`` takes a ``deadline`` keyword (a person's table: it shows a countdown,
+and knows a decision cut at the deadline was the game's) gets the Trio time by
+which it must decide.
 If the match ends while the player decides (the peer left, or the connection
 broke), the decision is called off, so a person is told at once.
 
 A person may leave at any time: the player raises :class:`PlayerQuit` from
 ``choose`` (or ``accept_rules``, which declines), or, while the peer holds the
 floor, sets its ``quit_requested`` event (see :class:`Leaving`). The runner then
-ends the match with :meth:`MatchSession.quit`, whose goodbye forfeits it.
+ends the match with :meth:`MatchSession.quit`, whose goodbye forfeits it; with no
+decision time limit, leaving while the peer owes the next entry adjourns it
+instead (:meth:`MatchSession.adjourn`: nobody wins, and it can be resumed).
 
 A player that shows the table between its decisions may also be
 :class:`Watching`: it is handed the seat's view whenever the table it sees has

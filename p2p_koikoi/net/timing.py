@@ -25,8 +25,11 @@ the table must not end it either. The figures:
 - ``turn_grace`` 10 s: the peer's player has the match's decision time limit,
   plus this much for the network and its own clock, before we claim a stall.
 - ``reconnect_grace`` 60 s: how long a lost peer may take to come back, counted
-  from the first silent moment, before the match is left abandoned (it can
-  still be resumed later with ``koikoi resume``).
+  from the last bytes heard (and no longer than its patience when it owes the
+  next entry, :class:`FloorClock`), before we claim its silence: silence loses,
+  and the claim wins the match for us, marked as claimed. After a claim against
+  a peer that was gone, one more grace for its answer (its owed entry, or
+  ``here``), which voids the claim.
 - ``claim_countdown`` 10 s: how long our player is offered the claim of a silent peer's match (claim,
   wait on, adjourn) before the program claims for it.
 - ``claim_linger`` 10 s: after our claim, how long we stay on a live connection for the peer's answer; a

@@ -142,7 +142,7 @@ class MatchEnd:
     quit, claimed, or accused; ``None`` when both or nobody did); ``owed`` the seat
     that held the floor when a claim was made; ``outcome`` the match's result
     when the rules settle one (a forfeit or a proven violation gives the other
-    seat the match; an abandoned or disputed match has none).
+    seat the match, a claim of silence the claimant; an adjourned or declined match has none).
     """
 
     how: Ending

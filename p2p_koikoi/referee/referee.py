@@ -12,7 +12,9 @@ and is checked in this order:
    entry. A live seat blames the peer, who sent the bytes; a spectator blames
    nobody, since anybody holding a file could have damaged it; a fork (two
    entries with one number, both signed by one author) blames its author;
-2. nothing after the end (an abandoned match goes on when an entry follows);
+2. nothing after the end (a claim of silence or an adjournment only pauses the
+   match: the accused's answer, or for an adjournment anyone's next entry, voids
+   it, and the match goes on);
 3. the floor (``table.floor``); a ``goodbye`` may come from either seat at any time;
 4. the state hash: what the author saw before writing, against ours;
 5. the meaning: the deal protocol checks every point and key (``sides.py``),

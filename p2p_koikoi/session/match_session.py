@@ -76,7 +76,7 @@ class Waiting(enum.Enum):
     PEER = "peer"  # the peer holds the floor
     ACCEPT = "accept"  # the guest must accept or decline the host's rules
     MOVE = "move"  # our seat must choose an action
-    DONE = "done"  # the match is over (or abandoned: ``koikoi resume`` may take it up again)
+    DONE = "done"  # the match is over (or adjourned: ``koikoi resume`` may take it up again)
 
 
 class SessionEnd(enum.StrEnum):
@@ -264,7 +264,7 @@ class MatchSession:
 
     @property
     def resumable(self) -> bool:
-        """The match stopped abandoned: either player may take it up again later (``koikoi resume``)."""
+        """The match stopped adjourned: either player may take it up again later (``koikoi resume``)."""
         return self.ending is not None and self.ending.resumable
 
     def view(self) -> Round | None:
@@ -365,8 +365,9 @@ class MatchSession:
 
         Our own entries are written again from the same master secret and the same decisions, and must
         come out byte for byte as recorded (Ed25519 signatures are deterministic), so a restored match
-        never signs anything differently from what the peer may already hold. An abandoned match comes
-        back live: the next entry lifts the claim.
+        never signs anything differently from what the peer may already hold. An adjourned match comes
+        back live: the next entry lifts the adjournment. A claim of our silence is answered at once; our own
+        claim waits for the peer's answer.
         """
         if not entries or entries[0].entry.kind != "match":
             raise LocalProtocolError("restore", "a record starts with the match entry")
