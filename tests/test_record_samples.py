@@ -263,6 +263,27 @@ def test_the_crossing_sample_keeps_the_withdrawn_entries_and_its_note() -> None:
     assert again.prev == record.entries[place].digest
 
 
+def test_the_withdrawn_note_is_no_finding_and_is_compared_with_nothing() -> None:
+    """A ``withdrawn`` note is the record's own structure: listed, never compared with the verifier's finding,
+    even when the record fails after it (the last entry's signature broken here), nor told as a note that
+    cannot be compared."""
+    from p2p_koikoi.record.reader import read_record_bytes
+    from p2p_koikoi.record.verify import walk_record
+    from p2p_koikoi.ui.verify_view import render_text
+
+    path = REPLAYS / "ending-crossing-withdrawn.koikoi"
+    data = path.read_bytes()
+    for damaged in (data, data[:-1] + bytes([data[-1] ^ 1])):
+        report = walk_record(read_record_bytes(damaged, path))
+        (check,) = report.notes
+        assert (check.note.reason, check.agrees) == ("withdrawn", None)
+        assert check.comment == "entries from 24 on were withdrawn: a crossing goodbye took their place"
+        text = "\n".join(render_text(report))
+        assert "the guest's entries from 24 on were withdrawn: the host's goodbye crossed them" in text
+        assert "the writer's note" not in text
+    assert report.finding is not None and report.finding.reason == "bad-signature"
+
+
 def test_the_cut_copy_falls_against_the_winners_copy(reports: dict) -> None:  # type: ignore[type-arg]
     winner, loser = reports["cut-copy-winner"], reports["cut-copy-loser"]
     assert winner.verdict == "verified" and winner.ending.how == "finished"

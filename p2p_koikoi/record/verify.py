@@ -49,6 +49,7 @@ from p2p_koikoi.engine import MatchOutcome, MatchPhase, Termination
 from p2p_koikoi.fairness.watch import AuditedDeal
 from p2p_koikoi.record.audits import Mapper, audit_deals
 from p2p_koikoi.record.copies import Comparison, Copy, CopyComparison, Ruling, compare_copies
+from p2p_koikoi.record.format import withdrawn_place
 from p2p_koikoi.record.identity_names import short_fingerprint
 from p2p_koikoi.record.reader import Ending, Header, Note, Record, RecordVisitor, UnreadableEntry
 from p2p_koikoi.record.transcript import read_transcript
@@ -479,6 +480,9 @@ def _evidence_finding(
 
 
 def _check_note(note: Note, finding: Finding | None, accusation: Accusation | None) -> NoteCheck:
+    place = withdrawn_place(note.reason, note.evidence)
+    if place is not None:  # the record's own structure (RECORD.md section 2), not a finding: compared with nothing
+        return NoteCheck(note, None, f"entries from {place} on were withdrawn: a crossing goodbye took their place")
     if finding is None or finding.reason == "incomplete":
         if accusation is not None:
             return NoteCheck(note, None, "the accusation cannot be checked from the record")

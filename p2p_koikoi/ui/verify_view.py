@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.replay import ending_told
 from p2p_koikoi.app.words import count, how_match_ended, reason_words
+from p2p_koikoi.record.format import withdrawn_place
 from p2p_koikoi.record.verify import VerifyReport
 from p2p_koikoi.referee.events import Ending
 from p2p_koikoi.referee.findings import blame_words
@@ -64,11 +65,21 @@ def _lines(report: VerifyReport) -> list[str]:
             lines.append(f"  outcome: none; this copy alone says {said}, but it falls against {report.falls_against}")
     for check in report.notes:
         note = check.note
+        place = withdrawn_place(note.reason, note.evidence)
+        if place is not None:  # no finding: the record's own note of entries a crossing displaced
+            lines.append(f"  {_withdrawn(report.writer_seat, place)}")
+            continue
         verdict = {True: "agrees", False: "differs", None: "cannot be compared"}[check.agrees]
         lines.append(f"  the writer's note ({note.reason}; {blame_words(note.blame)}): {verdict}: {check.comment}")
     lines.extend(_copies(report))
     lines.extend(f"  warning: {warning}" for warning in report.warnings)
     return lines
+
+
+def _withdrawn(writer: int | None, place: int) -> str:
+    """A ``withdrawn`` note in words: whose entries a crossing goodbye displaced, from where."""
+    whose, other = ("the writer", "the other player") if writer is None else (ROLE[writer], ROLE[1 - writer])
+    return f"{whose}'s entries from {place} on were withdrawn: {other}'s goodbye crossed them (a crossing, not a fault)"
 
 
 def _copies(report: VerifyReport) -> list[str]:
