@@ -104,7 +104,9 @@ def test_a_folder_is_verified_in_parallel_and_the_worst_exit_code_wins() -> None
     assert len(reports) == len(list(REPLAYS.glob("*.koikoi")))
     assert {r["verdict"] for r in reports} == {"verified", "failed", "incomplete"}
     assert done.returncode == 1
-    assert "5 of 7 verified." in koikoi("verify", REPLAYS).stderr
+    ok = sum(1 for r in reports if r["ok"])  # the samples change; the count is the folder's
+    assert 0 < ok < len(reports)
+    assert f"{ok} of {len(reports)} verified." in koikoi("verify", REPLAYS).stderr
 
 
 def test_export_then_verify_and_replay_the_transcript(tmp_path: Path) -> None:

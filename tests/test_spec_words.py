@@ -27,6 +27,7 @@ from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.fairness import Deck, Keys, Reason, Reveal, Show
 from p2p_koikoi.fairness.derive import PROTOCOL_VERSION, DealContext
 from p2p_koikoi.record.format import FORMAT_VERSION, WITHDRAWN
+from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.referee import Referee, SpectatorKnowledge
 from p2p_koikoi.referee.events import FirstDealerChoice, MatchVisitor
 from p2p_koikoi.referee.findings import Violation
@@ -105,9 +106,18 @@ def test_the_record_format_version_is_the_header_s() -> None:
 # ---------------------------------------------------------------------------------- the state hash (#3-#7, #12, #29)
 
 
+def _sample_entries(path: Path) -> list[SignedEntry]:
+    """A sample's chain: as the record reader takes it for this protocol version (a ``withdrawn`` note drops
+    the entries a crossing displaced, RECORD.md section 2), as the bytes say for an older one."""
+    entries = _lenient_entries(path)
+    if entries and entries[0].entry.version == VERSION:
+        return list(read_record(path).entries)
+    return entries
+
+
 def _lenient_entries(path: Path) -> list[SignedEntry]:
     """A record's entries as the bytes say, whatever protocol version they carry (samples of an older
-    version are read too: the state hash is the same function of the state)."""
+    version are read too: the state hash is the same function of the state); notes are skipped."""
     data, offset, out = path.read_bytes(), 0, []
     while offset + 4 <= len(data):
         length = int.from_bytes(data[offset : offset + 4], "big")
@@ -201,7 +211,7 @@ def _assert_states_by_the_words(entries: list[SignedEntry]) -> int:
 
 @pytest.mark.parametrize("path", sorted(REPLAYS.glob("*.koikoi")), ids=lambda p: p.stem)
 def test_the_state_hash_of_every_sample_entry_is_the_words(path: Path) -> None:
-    entries = _lenient_entries(path)
+    entries = _sample_entries(path)
     assert _assert_states_by_the_words(entries) >= len(entries) - 1  # a cheat: up to its offending entry
 
 

@@ -50,6 +50,8 @@ _REASONS = {
     "not-your-turn": "a move out of turn",
     "wrong-draw": "a draw that was not the top of the stock",
     "card-already-seen": "a card that had been seen already",
+    "gaji-blocked-by-hiki": "a Gaji play blocked by the fourth card of its month, Hiki",
+    "hand-yaku-not-claimed": "a pass while holding a hand yaku",
 }
 
 

@@ -48,8 +48,8 @@ def _lines(report: VerifyReport) -> list[str]:
     what = f"{rules}, {report.entries} entries" if report.kind == "record" else f"{rules}, a transcript"
     lines = [f"{label}: {report.path} ({what})"]
     finding = report.finding
-    if finding is not None:
-        lines.append(f"  {finding.line()}")
+    if finding is not None:  # a ``kind:detail`` id (``audit:RULE``, ``illegal-move:RULE``) in words
+        lines.append(f"  {finding.line().replace(f': {finding.reason}: ', f': {reason_words(finding.reason)}: ', 1)}")
     end = report.ending
     if end is not None and end.how != "failed":
         lines.append(f"  ending: {_ending(report)}")
@@ -70,7 +70,8 @@ def _lines(report: VerifyReport) -> list[str]:
             lines.append(f"  {_withdrawn(report.writer_seat, place)}")
             continue
         verdict = {True: "agrees", False: "differs", None: "cannot be compared"}[check.agrees]
-        lines.append(f"  the writer's note ({note.reason}; {blame_words(note.blame)}): {verdict}: {check.comment}")
+        what = reason_words(note.reason)
+        lines.append(f"  the writer's note ({what}; {blame_words(note.blame)}): {verdict}: {check.comment}")
     lines.extend(_copies(report))
     lines.extend(f"  warning: {warning}" for warning in report.warnings)
     return lines
