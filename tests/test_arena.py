@@ -111,7 +111,7 @@ def test_cli_text_with_rules_and_set() -> None:
     ("args", "needle"),
     [
         (["arena", "greedy", "grandmaster"], "unknown bot 'grandmaster'; choose one of random, greedy, strong"),
-        (["arena", "greedy", "random", "--matches", "0"], "at least one match"),
+        (["arena", "greedy", "random", "--matches", "0"], "'--matches': 0 is out of range: give 1 to 1000000"),
         (["arena", "greedy", "random", "--rules", "vegas"], "unknown rule preset"),
         (["arena", "greedy", "random", "--set", "pool=0"], "pool must be"),
     ],

@@ -150,7 +150,7 @@ def test_find_unfinished_wants_the_secret_our_seat_and_the_peer(tmp_path: Path) 
 
 
 def test_find_unfinished_passes_over_files_that_hold_no_match(tmp_path: Path) -> None:
-    host_file, _, host_key, guest_key = _copies(tmp_path / "replays", 1)
+    host_file, _, host_key, guest_key = _copies(tmp_path / "replays", 2)  # the match entry and the accept
     replays = host_file.parent
     full = host_file.read_bytes()
     for name, data in {"cut": full[:-10], "junk": b"\x00\x00\x00\x05hello", "empty": b""}.items():

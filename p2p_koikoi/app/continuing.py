@@ -17,6 +17,7 @@ in the record keeps that proof as evidence, and the secret goes (:func:`settle_f
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from collections.abc import Callable
@@ -34,7 +35,7 @@ from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.wire import RemoteProtocolError
 
-__all__ = ["GRACE", "Reconnect", "can_resume", "play_on", "settle_fork"]
+__all__ = ["GRACE", "Reconnect", "can_resume", "never_started", "play_on", "settle_fork", "started"]
 
 GRACE = RECONNECTING.reconnect_grace
 RESUME_FLOOR = 5.0  # seconds a peer past its patience still gets to come back and answer a claim
@@ -70,10 +71,34 @@ def settle_fork(fork: Fork, session: MatchSession, record: RecordWriter | None) 
     return MatchReport("violation", fork, str(fork), 0, 0, len(session.chain.entries))
 
 
+def started(session: MatchSession) -> bool:
+    """Whether the match began: the guest accepted the host's rules (the chain's second entry). Before
+    that there is nothing to take up again: the host holds no record of it, and offers the guest a new one."""
+    entries = session.chain.entries
+    return len(entries) >= 2 and entries[1].entry.kind == "accept"
+
+
 def can_resume(session: MatchSession) -> bool:
-    """Whether ``koikoi resume`` can still take this match up: unfinished, or abandoned (a claim that a
-    peer vanished or stalled, which proves nothing and so ends nothing for good)."""
-    return session.waiting is not Waiting.DONE or session.resumable
+    """Whether ``koikoi resume`` can still take this match up: begun (the rules accepted) and unfinished, or
+    abandoned (a claim that a peer vanished or stalled, which proves nothing and so ends nothing for good)."""
+    return started(session) and (session.waiting is not Waiting.DONE or session.resumable)
+
+
+def never_started(session: MatchSession, record: RecordWriter | None, reason: str) -> None:
+    """The run stops before the guest accepted the rules (Ctrl-C at the rules box, the host gone, a cancelled
+    run): the match never began. It is declined if it still can be (our signed ``decline``, for ``reason``,
+    goes into the record; the connection is gone or going, so the host may never see it, and needs not: it
+    keeps no record of a match not accepted), and the record keeps no secret: it is plainly a declined
+    match, never one to resume or to rejoin."""
+    if started(session):
+        return
+    if session.waiting is Waiting.ACCEPT:
+        session.decline(reason)
+    if record is not None:
+        with contextlib.suppress(OSError):  # on the way out of an error: what can be written is
+            record.sync(session.chain.entries)
+            record.commit()
+        record.forget_secret()
 
 
 async def _guest_again(plan: Reconnect, session: MatchSession, identity: Ed25519PrivateKey) -> FramedChannel:
@@ -153,8 +178,26 @@ async def play_on(
 ) -> MatchReport:
     """Play the match to its end, reconnecting within ``plan.grace`` seconds whenever the connection drops.
 
-    ``channel`` None means: reconnect first (``koikoi resume`` after a crash).
+    ``channel`` None means: reconnect first (``koikoi resume`` after a crash). A guest whose run stops before
+    it accepted the rules, however it stops (Ctrl-C, the host gone), leaves a declined record with no
+    secret (:func:`never_started`).
     """
+    try:
+        return await _play_on(channel, session, identity, player, record, plan, say)
+    except BaseException:
+        never_started(session, record, "the player left before accepting the rules")
+        raise
+
+
+async def _play_on(
+    channel: FramedChannel | None,
+    session: MatchSession,
+    identity: Ed25519PrivateKey,
+    player: Player,
+    record: RecordWriter | None,
+    plan: Reconnect,
+    say: Callable[[str], None],
+) -> MatchReport:
     lost_at: float | None = None
     sent = received = 0  # over every connection of this run, for the closing line
 
@@ -197,9 +240,8 @@ async def play_on(
             if record is not None and not can_resume(session):
                 record.forget_secret()
             return counted(report)
-        if len(session.chain.entries) < 2:  # no accepted match: the host keeps nothing of it
-            if record is not None:
-                record.forget_secret()
+        if not started(session):  # no accepted match: the host keeps nothing of it, nor do we
+            never_started(session, record, "the host was gone before the rules were accepted")
             raise ConnectionLost("the connection closed before the match began")
         lost_at = report.lost_at
         sent, received = sent + report.bytes_sent, received + report.bytes_received

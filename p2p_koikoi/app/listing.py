@@ -21,7 +21,7 @@ from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.verify import VerifyReport
 from p2p_koikoi.referee.events import Ending
 
-__all__ = ["Listed", "list_records", "recent_records", "resolve_record", "result_words", "resume_name"]
+__all__ = ["Listed", "begun", "list_records", "recent_records", "resolve_record", "result_words", "resume_name"]
 
 LAST = "last"
 
@@ -92,6 +92,13 @@ def result_words(report: VerifyReport, number: int | None = None) -> str:
     the command that resumes an adjourned match)."""
     end = report.ending
     seat = report.writer_seat if report.writer_seat is not None else 0
+    if (
+        report.chain
+        and not begun(report)
+        and report.verdict == "incomplete"
+        and (end is None or end.how is Ending.UNFINISHED)
+    ):
+        return "never began: the rules were not accepted"
     if end is None or end.how is Ending.UNFINISHED:
         return "unfinished"
     how = end.how
@@ -120,6 +127,13 @@ def result_words(report: VerifyReport, number: int | None = None) -> str:
     }.get(how, str(how).replace("-", " "))
 
 
+def begun(report: VerifyReport) -> bool:
+    """Whether the match in a checked record began: the guest accepted the host's rules. One that never
+    began (its guest left at the rules) is nobody's to resume: the host kept no record of it."""
+    chain = report.chain
+    return len(chain) >= 2 and chain[1].entry.kind == "accept"
+
+
 def _date(path: Path) -> str:
     try:
         stamp = time.strptime(path.name[:15], "%Y%m%d-%H%M%S")
@@ -139,7 +153,7 @@ def list_records(directory: Path | None = None, limit: int = 10, jobs: int | Non
         verdict = report.verdict + ("" if report.complete else ", cut short")
         end = report.ending
         open_ending = end is None or end.how in (Ending.UNFINISHED, Ending.ABANDONED, Ending.ADJOURNED)
-        resumable = secret_path(path).exists() and open_ending
+        resumable = secret_path(path).exists() and open_ending and begun(report)
         result = result_words(report, number if resumable else None)
         listed = Listed(
             number, path, _date(path), _opponent(path, report), report.rules or "?", result, verdict, resumable

@@ -77,10 +77,30 @@ class PlainPlayer:
             self._write("Changed from the preset: " + ", ".join(f"{k}={v}" for k, v, _ in changes))
         if self._assume_yes:
             return True
+        answer: list[bool | str] = []  # a string: why the person left, which declines (no match began)
+        async with trio.open_nursery() as nursery:
+
+            async def interrupted(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+                await wait_for_interrupt(task_status=task_status)
+                self._write("")  # end the question's line
+                self._lines.forget_typed_ahead()
+                answer.append("the player left at the rules (Ctrl-C)")
+                nursery.cancel_scope.cancel()
+
+            await nursery.start(interrupted)
+            said = await self._rules_answer(rules)
+            answer.append("the input ended" if said is None else said)
+            nursery.cancel_scope.cancel()
+        if isinstance(answer[0], str):
+            raise PlayerQuit(answer[0])
+        return answer[0]
+
+    async def _rules_answer(self, rules: RuleSet) -> bool | None:
+        """y or n; None when the input ended."""
         while True:
             answer = await self._lines.ask("Play by these rules? [y/n, ? for the yaku] ")
             if answer is None:
-                raise PlayerQuit("the input ended")
+                return None
             word = answer.strip().lower()
             if word in ("y", "yes", "n", "no"):
                 return word.startswith("y")

@@ -44,8 +44,9 @@ class CatchingUp(Protocol):
 
 def find_unfinished(replay_dir: Path, my_key: bytes, peer_key: bytes) -> Path | None:
     """Our record of an unfinished match with ``peer_key``: a record in ``replay_dir`` with its secret
-    beside it, written from the seat our key holds in its ``match`` entry, the peer's key in the other.
-    The most recently written one when there are several; only each record's first two frames are read."""
+    beside it, written from the seat our key holds in its ``match`` entry, the peer's key in the other, and
+    the rules accepted (a match whose guest never accepted them never began: the host holds nothing of it).
+    The most recently written one when there are several; only each record's first three frames are read."""
     if not replay_dir.is_dir():
         return None
     found: list[tuple[float, Path]] = []
@@ -59,39 +60,39 @@ def _between(path: Path, my_key: bytes, peer_key: bytes) -> bool:
     opening = _opening(path)
     if opening is None:
         return False
-    seat, first = opening
+    seat, first, second = opening
     entry = first.entry
-    if entry.kind != "match":
+    if entry.kind != "match" or second.entry.kind != "accept":
         return False
     keys = entry.body[2]  # [host key, guest key], shape-checked by the entry's schema
     return bytes(keys[seat]) == my_key and bytes(keys[1 - seat]) == peer_key
 
 
-class _Opening(RecordVisitor["tuple[int, SignedEntry] | None"]):
-    """The writer's seat from the header and the first entry, nothing more."""
+class _Opening(RecordVisitor["tuple[int, SignedEntry, SignedEntry] | None"]):
+    """The writer's seat from the header and the first two entries, nothing more."""
 
     def __init__(self) -> None:
         self.seat = -1
-        self.first: SignedEntry | None = None
+        self.entries: list[SignedEntry] = []
 
     def begin_record(self, header: Header) -> None:
         self.seat = header.writer_seat
 
     def visit_entry(self, index: int, signed: SignedEntry) -> None:
-        if index == 0:
-            self.first = signed
+        if index < 2:
+            self.entries.append(signed)
 
-    def result(self) -> tuple[int, SignedEntry] | None:
-        return (self.seat, self.first) if self.first is not None else None
+    def result(self) -> tuple[int, SignedEntry, SignedEntry] | None:
+        return (self.seat, self.entries[0], self.entries[1]) if len(self.entries) == 2 else None
 
 
-def _opening(path: Path) -> tuple[int, SignedEntry] | None:
-    """The header and entry 0 of a record, read frame by frame from the file's start (the reader's
-    own parsing; a file that is no record, or is cut before its first entry, holds no match)."""
+def _opening(path: Path) -> tuple[int, SignedEntry, SignedEntry] | None:
+    """The header and entries 0 and 1 of a record, read frame by frame from the file's start (the reader's
+    own parsing; a file that is no record, or is cut before its second entry, holds no match begun)."""
     data = b""
     try:
         with path.open("rb") as file:
-            for _ in range(2):
+            for _ in range(3):
                 prefix = file.read(_LENGTH)
                 length = int.from_bytes(prefix, "big")
                 if len(prefix) < _LENGTH or not 0 < length <= MAX_FRAME:
@@ -140,6 +141,11 @@ def restore_match(path: Path, identity: Ed25519PrivateKey) -> Unfinished:
         raise ResumeError(str(exc)) from None
     if not record.entries:
         raise ResumeError(f"{path} holds no entries: there is nothing to resume")
+    if len(record.entries) < 2 or record.entries[1].entry.kind != "accept":
+        raise ResumeError(
+            f"the match in {path} never began (the rules were not accepted): there is nothing to resume;"
+            " start a new one with koikoi join"
+        )
     secret_file = secret_path(path)
     if not secret_file.exists():
         raise ResumeError(f"no {secret_file.name} beside the record: the match is over, or the record was moved")

@@ -11,6 +11,7 @@ import typer
 
 from p2p_koikoi.app.arena import ArenaRequestError, Progress, run_arena
 from p2p_koikoi.bots.registry import BOT_NAMES, UnknownBotError
+from p2p_koikoi.cli.checks import SEED_MAX, ranged
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
 
 _BOTS = ", ".join(BOT_NAMES)
@@ -38,10 +39,15 @@ def arena(
     bot_b: Annotated[str, typer.Argument(metavar="BOT_B", help="The bot it plays against.")],
     rules_name: RulesOption = "nintendo",
     overrides: SetOption = None,
-    matches: Annotated[int, typer.Option(help="Matches to play, in mirrored pairs (same deals, seats swapped).")] = 100,
-    rounds: Annotated[int | None, typer.Option(help="Rounds in a match: 3, 6 or 12.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the deals and the bots; a run is repeatable.")] = 1,
-    jobs: Annotated[int, typer.Option(help="Worker processes.")] = 1,
+    matches: Annotated[
+        int,
+        typer.Option(help="Matches to play, in mirrored pairs (same deals, seats swapped).", **ranged(1, 1_000_000)),
+    ] = 100,
+    rounds: Annotated[int | None, typer.Option(help="Rounds in a match: 3, 6 or 12.", **ranged(3, 12))] = None,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the deals and the bots; a run is repeatable.", **ranged(0, SEED_MAX))
+    ] = 1,
+    jobs: Annotated[int, typer.Option(help="Worker processes.", **ranged(1, 256))] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Play BOT_A against BOT_B and print the win rate with its 95% interval, points, Koi-Koi and yaku."""

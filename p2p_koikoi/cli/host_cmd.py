@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from p2p_koikoi.cli.checks import check_replay_dir, ranged
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors, run_trio, say_interrupted
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
@@ -18,13 +19,15 @@ if TYPE_CHECKING:
 
 @one_line_errors
 def host(
-    port: Annotated[int, typer.Option(help="TCP port to listen on (0 picks a free one).")] = DEFAULT_PORT,
+    port: Annotated[
+        int, typer.Option(help="TCP port to listen on (0 picks a free one).", **ranged(0, 65535))
+    ] = DEFAULT_PORT,
     bind: Annotated[str | None, typer.Option(help="Address to listen on (default: every IPv4 and IPv6 one).")] = None,
     rules_name: RulesOption = "nintendo",
     overrides: SetOption = None,
-    rounds: Annotated[int | None, typer.Option(help="Rounds in the match: 3, 6 or 12.")] = None,
+    rounds: Annotated[int | None, typer.Option(help="Rounds in the match: 3, 6 or 12.", **ranged(3, 12))] = None,
     turn_limit: Annotated[
-        int, typer.Option(help="Seconds a player has for each decision (0: no limit, at most 3600).")
+        int, typer.Option(help="Seconds a player has for each decision (0: no limit).", **ranged(0, 3600))
     ] = DEFAULT_TURN_LIMIT,
     bot: BotOption = None,
     seed: SeedOption = None,
@@ -51,9 +54,6 @@ def host(
     rules = build_rules(rules_name, overrides)
     if rounds is not None:
         rules = rules.with_option("rounds", str(rounds))
-    if not 0 <= turn_limit <= 3600:
-        raise fail("--turn-limit takes 0 (no limit) up to 3600 seconds")
-
     seat_player = Seat(bot, seed, quiet, assume_yes=False)
     agent = seat_player.agent
     say = seat_player.say
@@ -66,6 +66,7 @@ def host(
         expected = parse_fingerprint(guest) if guest is not None else None
     except InviteError as exc:
         raise fail(f"--guest: {exc}") from None
+    check_replay_dir(replay_dir)  # before the invite is printed: no guest is seated to be failed
     options = HostOptions(rules, port, bind, turn_limit, replay_dir, lan, expected, invite_only, upnp=upnp)
     try:
         if agent is None and use_table(plain):
@@ -82,6 +83,8 @@ def host(
         else:
             result = run_trio(host_match, options, player_for, say, confirm)
     except OSError as exc:
+        if exc.filename is not None:  # a file of ours (the record, its secret), not the socket
+            raise fail(f"cannot write {exc.filename}: {exc.strerror or exc}", 1) from None
         raise fail(f"cannot listen on port {port}: {exc.strerror or exc}") from None
     except ConnectionLost as exc:
         raise fail(str(exc), 1) from None

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from p2p_koikoi.cli.checks import check_replay_dir, ranged
 from p2p_koikoi.cli.common import fail, one_line_errors, run_trio, say_interrupted
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
@@ -31,7 +32,9 @@ def join(
     seed: SeedOption = None,
     replay_dir: ReplayDirOption = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Accept the host's rules without asking.")] = False,
-    timeout: Annotated[float, typer.Option(help="Seconds to wait for the connection.")] = 15.0,
+    timeout: Annotated[
+        float, typer.Option(help="Seconds to wait for the connection.", **ranged(0.1, 600, whole=False))
+    ] = 15.0,
     quiet: QuietOption = False,
     lan: Annotated[
         bool, typer.Option("--lan", help="With no address: list the games on the LAN and pick one.")
@@ -47,9 +50,10 @@ def join(
 
     seat_player = Seat(bot, seed, quiet, assume_yes=yes)
     agent, say = seat_player.agent, seat_player.say
+    if address is None and not lan:
+        raise fail("give the invite code (kk1:...) or the host as HOST[:PORT], or --lan to look on the LAN")
+    check_replay_dir(replay_dir)  # before anyone is dialled or looked for
     if address is None:
-        if not lan:
-            raise fail("give the invite code (kk1:...) or the host as HOST[:PORT], or --lan to look on the LAN")
         game = trio.run(pick_lan_game, say, bot is not None or yes)
         if game is None:
             raise fail("no game found on the LAN; ask the host for its invite code", 1)
@@ -77,6 +81,10 @@ def join(
         raise fail(str(exc), 1) from None
     except RemoteProtocolError as exc:
         raise fail(f"the host broke the protocol: {exc}", 1) from None
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        raise fail(f"cannot write {exc.filename}: {exc.strerror or exc}", 1) from None
     except KeyboardInterrupt:
         say_interrupted(replay_dir)  # where the record is, and how to resume
         raise fail("interrupted", 130) from None

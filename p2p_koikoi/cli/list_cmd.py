@@ -7,12 +7,15 @@ from typing import Annotated
 
 import typer
 
+from p2p_koikoi.cli.checks import ranged
 from p2p_koikoi.cli.common import one_line_errors
 
 
 @one_line_errors
 def list_(
-    count: Annotated[int, typer.Option("--count", "-n", min=1, help="How many of the newest matches to show.")] = 10,
+    count: Annotated[
+        int, typer.Option("--count", "-n", help="How many of the newest matches to show.", **ranged(1, 10_000))
+    ] = 10,
     replay_dir: Annotated[
         Path | None, typer.Option("--replay-dir", help="The folder of records (default: the user data dir).")
     ] = None,

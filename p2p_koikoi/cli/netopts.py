@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from p2p_koikoi.app.closing import record_lines
+from p2p_koikoi.cli.checks import SEED_MAX, ranged
 from p2p_koikoi.cli.common import fail
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ BotOption = Annotated[
 ReplayDirOption = Annotated[
     Path | None, typer.Option("--replay-dir", help="Where to save the match record (default: the user data dir).")
 ]
-SeedOption = Annotated[int | None, typer.Option(help="Seed for the bot.")]
+SeedOption = Annotated[int | None, typer.Option(help="Seed for the bot.", **ranged(0, SEED_MAX))]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the outcome.")]
 
 
@@ -55,6 +56,9 @@ def print_result(result: NetMatchResult) -> int:
         resume = f"{koikoi_command()} resume {resume_name(result.record)}"  # the line says how to resume it
     declined = ended in (SessionEnd.DECLINED, SessionEnd.PEER_DECLINED)  # no match: the reason is the line to read
     said = None if declined else outcome_words(ended, "the opponent", resume)
+    if declined:  # the rules were not accepted: no match began, so nothing is left to resume
+        typer.echo(f"koikoi: no match was played: {report.text}", err=True)
+        return 1
     if said is None:
         typer.echo(f"koikoi: the match did not finish: {report.text}", err=True)
         return 1

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from p2p_koikoi.app.closing import record_lines
+from p2p_koikoi.cli.checks import SEED_MAX, check_replay_dir, ranged
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors, run_trio, say_interrupted
 from p2p_koikoi.cli.netopts import print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 def play(
     rules_name: RulesOption = "nintendo",
     overrides: SetOption = None,
-    rounds: Annotated[int | None, typer.Option(help="Rounds in the match: 3, 6 or 12.")] = None,
+    rounds: Annotated[int | None, typer.Option(help="Rounds in the match: 3, 6 or 12.", **ranged(3, 12))] = None,
     bot: Annotated[
         str,
         typer.Option(
@@ -28,7 +29,9 @@ def play(
             " Expert and hard think on several cores."
         ),
     ] = "strong",
-    seed: Annotated[int | None, typer.Option(help="Seed for the bot (the deal is always fair and random).")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed for the bot (the deal is always fair and random).", **ranged(0, SEED_MAX))
+    ] = None,
     plain: PlainOption = False,
 ) -> None:
     """Practice against the built-in bot, a second peer over loopback TCP through the full protocol."""
@@ -43,6 +46,7 @@ def play(
         make_agent(bot, 0)
     except UnknownBotError as exc:
         raise fail(str(exc)) from None
+    check_replay_dir(None, has_option=False)  # where the record goes: a folder we can write to, said before the match
     options = PracticeOptions(rules, bot, seed)
     try:
         if use_table(plain):

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from p2p_koikoi.app.closing import record_lines
+from p2p_koikoi.cli.checks import ranged
 from p2p_koikoi.cli.common import fail, one_line_errors, run_trio
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
@@ -26,7 +27,12 @@ def resume(
     ] = None,
     bot: BotOption = None,
     seed: SeedOption = None,
-    grace: Annotated[float, typer.Option(help="Seconds to wait for the opponent to come back.")] = 60.0,
+    grace: Annotated[
+        float,
+        typer.Option(
+            help="Seconds to wait for the opponent to come back (0: no limit).", **ranged(0, 86400, whole=False)
+        ),
+    ] = 60.0,
     quiet: QuietOption = False,
     plain: PlainOption = False,
 ) -> None:

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from p2p_koikoi.app.calculator import calculate
+from p2p_koikoi.cli.checks import ranged
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, one_line_errors
 
 
@@ -17,10 +18,11 @@ def score(
     ] = None,
     rules_name: RulesOption = "nintendo",
     overrides: SetOption = None,
-    winner_calls: Annotated[int, typer.Option(help="Koi-Koi calls the winner made this round.")] = 0,
-    loser_calls: Annotated[int, typer.Option(help="Koi-Koi calls the loser made this round.")] = 0,
+    winner_calls: Annotated[int, typer.Option(help="Koi-Koi calls the winner made this round.", **ranged(0, 99))] = 0,
+    loser_calls: Annotated[int, typer.Option(help="Koi-Koi calls the loser made this round.", **ranged(0, 99))] = 0,
     loser_points: Annotated[
-        int | None, typer.Option(help="What the loser has left of the pool (pool scoring only).")
+        int | None,
+        typer.Option(help="What the loser has left of the pool (pool scoring only).", **ranged(0, 1_000_000)),
     ] = None,
     hand: Annotated[bool, typer.Option("--hand", help="Score the cards as a dealt hand (Teshi, Kuttsuki).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from p2p_koikoi.cli.checks import ranged
 from p2p_koikoi.cli.common import fail, one_line_errors
 
 
@@ -22,7 +23,9 @@ def verify(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the reports as a JSON list, one object per file (errors too).")
     ] = False,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Processes to use (default: every core).")] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", help="Processes to use (default: every core).", **ranged(1, 256))
+    ] = None,
 ) -> None:
     """Audit matches, trusting nothing in the file: signatures, the chain, every deal, move and count."""
     from rich.console import Console

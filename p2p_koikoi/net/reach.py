@@ -32,6 +32,7 @@ class Miss(Enum):
     WRONG_KEY = "answered with another key"
     NOT_KOIKOI = "is not a koikoi host"
     CLOSED = "closed the connection"
+    SILENT = "connected, but said nothing"
     REFUSED = "refused"
     TIMED_OUT = "did not answer"
     UNREACHABLE = "unreachable"
@@ -72,7 +73,7 @@ def classify_os_error(exc: OSError) -> Miss:
     return Miss.OTHER
 
 
-def _cause(failure: Failure, port: int, timeout: float) -> str:
+def _cause(failure: Failure, port: int, timeout: float, invited: bool) -> str:
     where = failure.target
     match failure.miss:
         case Miss.WRONG_KEY:
@@ -87,27 +88,39 @@ def _cause(failure: Failure, port: int, timeout: float) -> str:
                 f"{where} closed the connection before greeting: the host may be busy, or admit only the guest "
                 "it expects or holders of its invite code (ask for the kk1: line)"
             )
+        case Miss.SILENT:
+            return (
+                f"connected to {where}, but the host said nothing for {failure.detail or f'{timeout:g}'} s: a koikoi "
+                f"host greets at once, so something else holds port {port} there, or the host is stuck "
+                "(is the port right? is koikoi host running there?)"
+            )
         case Miss.REFUSED:
             return (
                 f"{where} refused the connection: nothing listens on port {port} there "
                 "(is koikoi host running? is the port right?)"
             )
         case Miss.TIMED_OUT:
+            ask = (
+                "have the host forward the port"
+                if invited
+                else "ask for the kk1: invite code, or have the host forward the port"
+            )
             return (
-                f"{where} did not answer within {timeout:g} s: the host is probably behind a router or firewall "
-                f"that does not pass TCP {port} (ask for the kk1: invite code, or have the host forward the port)"
+                f"{where} did not answer within {timeout:g} s (no reply to the connection at all): the host is "
+                f"probably behind a router or firewall that does not pass TCP {port} ({ask})"
             )
         case Miss.UNREACHABLE:
             return f"no route to {where}: check the address, and that this machine's network is up"
     return f"{where} answered, but not as this koikoi can play with: {failure.detail}"
 
 
-def explain(failures: Sequence[Failure], port: int, timeout: float) -> str:
-    """One line for a join that failed everywhere: the most telling failure's cause, then the others."""
+def explain(failures: Sequence[Failure], port: int, timeout: float, *, invited: bool = False) -> str:
+    """One line for a join that failed everywhere: the most telling failure's cause, then the others.
+    ``invited``: the addresses came from an invite code (which is then not the advice to give)."""
     if not failures:
         return "no address to try"
     ranked = sorted(failures, key=lambda f: list(Miss).index(f.miss))
-    line = _cause(ranked[0], port, timeout)
+    line = _cause(ranked[0], port, timeout, invited)
     others = [f"{f.target} {f.miss.value}" for f in ranked[1:]]
     return line + (f" (also tried: {'; '.join(others)})" if others else "")
 

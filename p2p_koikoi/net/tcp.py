@@ -284,8 +284,15 @@ async def _connect(address: Address) -> trio.SocketStream:
     return trio.SocketStream(sock)
 
 
-async def _greet(address: Address, key: bytes, pin: Pin) -> tuple[FramedChannel, Greeting, Address]:
+async def _greet(
+    address: Address, key: bytes, pin: Pin, connected: dict[str, float] | None = None
+) -> tuple[FramedChannel, Greeting, Address]:
+    """Connect and greet; ``connected`` gets when the TCP connection was made (Trio time), by address, so a
+    host that accepts and then says nothing is told from one that never answered."""
     channel = FramedChannel(await _connect(address))
+    started = trio.current_time()
+    if connected is not None:
+        connected[str(address)] = started
     nonce = token_nonce(pin.token, pin.fingerprint, key) if pin.token and pin.fingerprint else None
     try:
         greeting = await greet_as_guest(channel, key, nonce=nonce)
@@ -294,10 +301,12 @@ async def _greet(address: Address, key: bytes, pin: Pin) -> tuple[FramedChannel,
     except NotKoikoi as exc:
         await trio.aclose_forcefully(channel.stream)
         raise Failed(Failure(str(address), Miss.NOT_KOIKOI, str(exc))) from None
+    except TimedOut:  # connected, then no greeting came: something is there, and it is silent
+        await trio.aclose_forcefully(channel.stream)
+        raise Failed(Failure(str(address), Miss.SILENT, str(max(1, round(trio.current_time() - started))))) from None
     except ConnectionLost as exc:
         await trio.aclose_forcefully(channel.stream)
-        miss = Miss.TIMED_OUT if isinstance(exc, TimedOut) else Miss.CLOSED
-        raise Failed(Failure(str(address), miss, str(exc))) from None
+        raise Failed(Failure(str(address), Miss.CLOSED, str(exc))) from None
     except RemoteProtocolError as exc:  # a koikoi host, but a wrong version or a bad key
         await trio.aclose_forcefully(channel.stream)
         raise Failed(Failure(str(address), Miss.OTHER, str(exc))) from None
@@ -318,13 +327,23 @@ async def dial_any(
     async def release(won: tuple[FramedChannel, Greeting, Address]) -> None:
         await trio.aclose_forcefully(won[0].stream)
 
+    connected: dict[str, float] = {}
+
     async def attempt(name: str) -> tuple[FramedChannel, Greeting, Address]:
-        return await _greet(by_name[name], key, pin)
+        return await _greet(by_name[name], key, pin, connected)
 
     try:
         return await happy_eyeballs(list(by_name), attempt, timeout, release)
     except AllFailed as exc:
-        raise CouldNotJoin(explain(exc.failures, addresses[0].port, timeout)) from None
+        now = trio.current_time()
+        failures = [  # still waiting for the greeting when time ran out: connected, then silent
+            Failure(f.target, Miss.SILENT, str(max(1, round(now - connected[f.target]))))
+            if f.miss is Miss.TIMED_OUT and f.target in connected
+            else f
+            for f in exc.failures
+        ]
+        invited = pin.fingerprint is not None
+        raise CouldNotJoin(explain(failures, addresses[0].port, timeout, invited=invited)) from None
 
 
 async def dial_raw(address: Address, *, timeout: float = 15.0) -> FramedChannel:

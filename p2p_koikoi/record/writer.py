@@ -4,6 +4,7 @@ fsyncs it. The live runner does both in its own writer thread (``net/record_sync
 
 from __future__ import annotations
 
+import calendar
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -24,6 +25,34 @@ def record_name(created: float, keys: tuple[bytes, bytes], rules_name: str, seat
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(created))
     whose = "host" if seat == 0 else "guest"
     return f"{stamp}-{short_fingerprint(keys[0])}-{short_fingerprint(keys[1])}-{rules_name}-{whose}{SUFFIX}"
+
+
+_NAME_TRIES = 100
+
+
+def _later_name(name: str) -> str:
+    """The name with its date a second later (so the list's order stays the order of play), for a record
+    whose name is taken: a guest that declined and joins again within the second, say."""
+    try:
+        stamp = time.strptime(name[:15], "%Y%m%d-%H%M%S")
+    except ValueError:
+        stem, dot, suffix = name.rpartition(".")
+        return f"{stem}-2{dot}{suffix}" if dot else f"{name}-2"
+    later = time.strftime("%Y%m%d-%H%M%S", time.gmtime(calendar.timegm(stamp) + 1))
+    return later + name[15:]
+
+
+def _create(directory: Path, name: str) -> tuple[Path, BinaryIO]:
+    """A new record file under ``name``, or, if that (or its secret) is taken, the first later name free."""
+    for _ in range(_NAME_TRIES):  # a match begun in the same second as another between the two
+        path = directory / name
+        if not secret_path(path).exists():
+            try:
+                return path, open(path, "xb")  # kept open for the whole match
+            except FileExistsError:
+                pass
+        name = _later_name(name)
+    return path, open(path, "xb")  # says the name is taken
 
 
 class RecordWriter:
@@ -55,11 +84,11 @@ class RecordWriter:
     def _open(self) -> BinaryIO:
         if self._file is None:
             self.directory.mkdir(parents=True, exist_ok=True)
-            self.path = self.directory / self._name()
-            self._file = open(self.path, "xb")  # noqa: SIM115 - kept open for the whole match
-            self._file.write(encode_frame(pack(self._header)))
+            path, file = _create(self.directory, self._name())
+            self.path, self._file = path, file
+            file.write(encode_frame(pack(self._header)))
             if self._secret is not None:
-                write_secret(secret_path(self.path), self._secret)
+                write_secret(secret_path(path), self._secret)
         return self._file
 
     def _frame(self, value: list[object]) -> None:

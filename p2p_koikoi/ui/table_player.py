@@ -85,6 +85,7 @@ class TablePlayer:
         self.quit_requested = trio.Event()
         self.in_match = False
         self.rematch = False  # the person asked for another match at the end screen
+        self.interrupted = False  # the person left with Ctrl-C at the rules: no end screen
         self._spinner = SPINNER_ASCII if ascii_only else SPINNER_UNICODE
         self._events: deque[SessionEvent | Round] = deque()
         self._wake = trio.Event()
@@ -160,10 +161,22 @@ class TablePlayer:
         self.set_rules(rules)
         if self.assume_yes:
             return True
-        answer = await self._ask(rules_box(rules))
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self._leave_on_interrupt)  # Ctrl-C at the rules declines: no match began
+            answer = await self._ask(rules_box(rules))
+            nursery.cancel_scope.cancel()
+        if self.interrupted:
+            raise PlayerQuit("the player left at the rules (Ctrl-C)")
         if answer is None:
             raise PlayerQuit("the player left")
         return answer
+
+    async def _leave_on_interrupt(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Ctrl-C while the rules are asked: the person leaves (the match is declined, and the end screen
+        is not shown: Ctrl-C means out)."""
+        await wait_for_interrupt(task_status=task_status)
+        self.interrupted = True
+        self._leave()
 
     async def choose(
         self, view: Round, legal: list[AnyAction], context: MatchContext, *, deadline: float | None = None
@@ -291,7 +304,9 @@ class TablePlayer:
         """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves, or,
         when ``rematch`` is offered, asks for another match with ``r`` (then :attr:`rematch` is set).
         ``ended_by`` is how the run ended (the runner's report: a :class:`SessionEnd`, or ``disconnected``);
-        it words the headline."""
+        it words the headline. A person who left with Ctrl-C at the rules is not kept at it."""
+        if self.interrupted:
+            return
         await self.settle()
         state = self.state
         with contextlib.suppress(ValueError):  # disconnected: the events said what happened
