@@ -5,10 +5,14 @@ backing off between tries, and the host listens again on its port; both run the
 resume handshake and the match continues where it stopped. The player hears of
 it as it happens: "connection lost, retrying (58 s)..." within two seconds of
 the silence, then "connection back". A peer that does not come back within the
-grace (counted from the last bytes heard) leaves the match abandoned: our signed
-``goodbye`` says so, the record keeps everything, and the private secret beside
-it stays, so ``koikoi resume`` can take the match up again later. Every ending
-that cannot be resumed removes the secret.
+grace (counted from the last bytes heard, and no longer than its patience when it
+owes the next entry) loses by its silence (SPEC.md section 6): we write what we
+owe (the game's move for a decision), then our signed claim of its silence wins
+the match, marked as claimed, and we wait one more grace for its answer (its owed
+entry, or ``here``), which voids the claim, and play goes on. The private secret
+beside the record stays only while the match can go on (unfinished, or adjourned:
+``koikoi resume`` takes it up again); every other ending, a win by our own claim
+included, removes it.
 
 A peer whose signed resume proof shows its copy forked from ours (:class:`~p2p_koikoi.net.resume.Fork`)
 ends the match as its violation: no goodbye is written (the proof is the peer's own signature), a note
@@ -80,7 +84,8 @@ def started(session: MatchSession) -> bool:
 
 def can_resume(session: MatchSession) -> bool:
     """Whether ``koikoi resume`` can still take this match up: begun (the rules accepted) and unfinished, or
-    abandoned (a claim that a peer vanished or stalled, which proves nothing and so ends nothing for good)."""
+    adjourned (either player may take it up again, at any time). A claim of silence is not: once its answer
+    did not come in time, the claimant's match is over."""
     return started(session) and (session.waiting is not Waiting.DONE or session.resumable)
 
 

@@ -128,7 +128,7 @@ class Unfinished:
         return len(self.session.chain.entries) == self.held
 
     def reopen(self) -> RecordWriter:
-        """The record, to append to (a half frame or a claim taken back at its end cut off)."""
+        """The record, to append to (a half frame a crash left at its end cut off)."""
         return RecordWriter.reopen(self.path, self.kept, secret=self.session.master_secret)
 
 
@@ -161,9 +161,10 @@ def restore_match(path: Path, identity: Ed25519PrivateKey) -> Unfinished:
 
 
 def _kept(record: Record, session: MatchSession) -> int:
-    """How many of the record's entries the rebuilt chain holds as they are: not an own claim it took
-    back at the end, and not the entries the rebuilt side wrote at once (an automatic step it owed),
-    which the record still lacks and gets when the writer syncs."""
+    """How many of the record's entries the rebuilt chain holds as they are, from which the writer appends:
+    all of them (a claim stays in the chain, our own too, since no seat takes its claim back). The entries
+    the rebuilt side wrote at once (an automatic step it owed, its answer to a claim of its silence the
+    record ends with) follow them; the record still lacks those and gets them when the writer syncs."""
     kept = 0
     for written, held in zip(record.entries, session.chain.entries, strict=False):
         if written.data != held.data:
