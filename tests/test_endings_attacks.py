@@ -181,7 +181,7 @@ async def test_the_host_falls_silent_too(tmp_path: Path) -> None:
 # -- a lie instead of a move ---------------------------------------------------------------------------
 
 
-Act = Callable[[MatchSession, SignedEntry], Sequence[Frame]]
+Act = Callable[[MatchSession, SignedEntry], Sequence[Frame | bytes]]
 
 
 def goodbye_instead(reason: str, evidence: bytes | None = None) -> Act:
@@ -204,7 +204,7 @@ def silent_after(act: Act) -> Callable[[MatchSession], Tamper]:
         tamper = inner(session)
         done = False
 
-        def wrapped(signed: SignedEntry) -> Sequence[Frame]:
+        def wrapped(signed: SignedEntry) -> Sequence[Frame | bytes]:
             nonlocal done
             if done:
                 return []
@@ -273,3 +273,16 @@ async def test_one_badly_signed_entry_is_a_connection_fault_and_the_gone_cheater
     d = await fight(tmp_path, tamper=silent_after(resign))
     assert_honest_won(d, Ending.SILENCE)
     assert [n.reason for n in d.record.notes][:1] == ["bad-signature"]
+
+
+async def test_one_garbage_frame_is_a_connection_fault_and_the_gone_cheater_loses(tmp_path: Path) -> None:
+    """A frame that is not msgpack at all, sent in place of an entry, ends nothing either: the honest side
+    drops the connection and waits out the grace, and the cheater, gone for good, loses by its silence."""
+    from p2p_koikoi.wire import encode_frame
+
+    def garbage(session: MatchSession, signed: SignedEntry) -> Sequence[Frame | bytes]:
+        return [encode_frame(b"\xc1 not an entry")]
+
+    d = await fight(tmp_path, tamper=silent_after(garbage))
+    assert_honest_won(d, Ending.SILENCE)
+    assert [(n.reason, n.blame) for n in d.record.notes] == [("bad-msgpack", None)], "noted, never a finding"

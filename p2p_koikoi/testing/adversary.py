@@ -56,7 +56,8 @@ __all__ = [
     "signing_key",
 ]
 
-Tamper = Callable[[SignedEntry], Sequence[Frame]]
+Tamper = Callable[[SignedEntry], Sequence[Frame | bytes]]
+"""What goes out in place of an entry: frames, or raw bytes sent as they are (garbage on the wire)."""
 """Given an entry the cheater is about to send, the frames it sends instead, in order."""
 
 SessionFactory = Callable[..., MatchSession]
@@ -90,7 +91,10 @@ class TamperingChannel(FramedChannel):
             await super().send(frame)
             return
         for out in self.tamper(frame):
-            await super().send(out)
+            if isinstance(out, bytes):
+                await self.stream.send_all(out)
+            else:
+                await super().send(out)
 
 
 class RecordingPlayer(BotPlayer):
