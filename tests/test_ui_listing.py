@@ -40,8 +40,10 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def home(made: Path, tmp_path: Path) -> Path:
-    """Three records, oldest to newest: the match played out, the one left at once, and a copy of the
-    first cut in half as a crash would leave it, its secret still beside it (so it can be resumed)."""
+    """Four records, oldest to newest: the practice match played out, the one left at once, a copy of the
+    first cut in half as a crash would leave it with a secret beside it (still a practice match: the bot
+    lived in that process, so it is never offered for resume), and a network match a crash cut short, its
+    secret still beside it (so it can be resumed)."""
     folder = tmp_path / "data" / "replays"
     shutil.copytree(made / "data" / "replays", folder)
     played, left = sorted(folder.iterdir())
@@ -50,6 +52,9 @@ def home(made: Path, tmp_path: Path) -> Path:
     cut = folder / ("20261103-100000-" + played.name[16:])
     cut.write_bytes(played.read_bytes()[: played.stat().st_size // 2])
     (folder / (cut.name + ".secret")).write_bytes(b"\0" * 32)
+    crashed = folder / "20261104-100000-aaaaaaaa-bbbbbbbb-nintendo-guest.koikoi"
+    shutil.copyfile(Path(__file__).parent.parent / "replays" / "crash-killed-guest.koikoi", crashed)
+    (folder / (crashed.name + ".secret")).write_bytes(b"\0" * 32)
     return tmp_path
 
 
@@ -57,28 +62,47 @@ def test_list_shows_the_newest_first_with_result_and_verdict(home: Path) -> None
     run = koikoi(home, "list")
     assert run.returncode == 0, run.stderr
     rows = [line for line in run.stdout.splitlines() if line[:4].strip().rstrip(".").isdigit()]
-    assert len(rows) == 3, run.stdout
-    assert rows[0].startswith("  1. 2026-11-03 10:00 UTC") and "unfinished" in rows[0] and "(resumable)" in rows[0]
-    assert rows[1].startswith("  2. 2026-11-02") and "you lost (you left)" in rows[1] and "[verified]" in rows[1]
-    assert rows[2].startswith("  3. 2026-11-01") and "[verified]" in rows[2]
-    assert re.search(r"(you won|you lost|drawn), \d+ to \d+", rows[2])
-    assert all("the bot (practice)" in row and "nintendo rounds=3" in row for row in rows)
-    assert "replay last" in run.stdout
+    assert len(rows) == 4, run.stdout
+    assert rows[0].startswith("  1. 2026-11-04 10:00 UTC") and "unfinished" in rows[0] and "(resumable)" in rows[0]
+    assert "the bot" not in rows[0]
+    assert rows[1].startswith("  2. 2026-11-03 10:00 UTC") and "unfinished" in rows[1]
+    assert "(resumable)" not in rows[1] and "practice: cannot be taken up again" in rows[1]
+    assert rows[2].startswith("  3. 2026-11-02") and "you lost (you left)" in rows[2] and "[verified]" in rows[2]
+    assert rows[3].startswith("  4. 2026-11-01") and "[verified]" in rows[3]
+    assert re.search(r"(you won|you lost|drawn), \d+ to \d+", rows[3])
+    assert all("the bot (practice)" in row and "nintendo rounds=3" in row for row in rows[1:])
+    command = koikoi_command()
+    footer = f"Use a number or `last`: {command} replay last, {command} verify 2, {command} resume 1"
+    assert run.stdout.splitlines()[-1] == footer
+
+
+def test_the_footer_names_only_commands_that_apply(home: Path) -> None:
+    """One practice record: no `verify 2` (there is no record 2) and no `resume` (practice never resumes)."""
+    folder = home / "data" / "replays"
+    for path in sorted(folder.iterdir())[1:]:
+        path.unlink()
+    (left,) = folder.iterdir()
+    (folder / (left.name + ".secret")).write_bytes(b"\0" * 32)  # even with a secret beside it
+    run = koikoi(home, "list")
+    assert run.returncode == 0, run.stderr
+    command = koikoi_command()
+    assert run.stdout.splitlines()[-1] == f"Use a number or `last`: {command} replay last, {command} verify last"
+    assert "resume" not in run.stdout
 
 
 def test_last_and_numbers_name_records(home: Path) -> None:
     newest = koikoi(home, "verify", "last")
-    assert "20261103" in newest.stdout + newest.stderr
-    oldest = koikoi(home, "verify", "3")
+    assert "20261104" in newest.stdout + newest.stderr
+    oldest = koikoi(home, "verify", "4")
     assert oldest.returncode == 0 and "20261101" in oldest.stdout
-    replay = koikoi(home, "replay", "3", "--plain")
+    replay = koikoi(home, "replay", "4", "--plain")
     assert replay.returncode == 0 and "Rules: nintendo rounds=3" in replay.stdout
     # a practice replay names you and the bot, never the host and the guest
     assert "Your hand: " in replay.stdout and "Bot's hand: " in replay.stdout
     assert not re.search(r"\b(Host|Guest)\b|You (plays|draws|takes|deals)\b", replay.stdout), replay.stdout
     missing = koikoi(home, "replay", "9")
     assert missing.returncode == 2
-    assert missing.stderr.strip() == "koikoi: there is no record number 9: `koikoi list` shows 1 to 3"
+    assert missing.stderr.strip() == "koikoi: there is no record number 9: `koikoi list` shows 1 to 4"
 
 
 def test_an_empty_folder_says_how_to_make_a_record(tmp_path: Path) -> None:

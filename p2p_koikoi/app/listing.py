@@ -76,11 +76,15 @@ class Listed:
     resumable: bool
 
 
-def _opponent(path: Path, report: VerifyReport) -> str:
+def _practice(path: Path) -> bool:
+    """Whether ``path`` records a practice match (against the bot in this process: no peer address)."""
     try:
-        practice = read_record(path).peer_address == ""
+        return read_record(path).peer_address == ""
     except (RecordError, OSError):
-        practice = False
+        return False
+
+
+def _opponent(path: Path, report: VerifyReport, practice: bool) -> str:
     parts = path.stem.split("-")
     seat = report.writer_seat if report.writer_seat is not None else (0 if path.stem.endswith("-host") else 1)
     fingerprint = parts[3 - seat] if len(parts) >= 6 else "?"
@@ -153,10 +157,12 @@ def list_records(directory: Path | None = None, limit: int = 10, jobs: int | Non
         verdict = report.verdict + ("" if report.complete else ", cut short")
         end = report.ending
         open_ending = end is None or end.how in (Ending.UNFINISHED, Ending.ABANDONED, Ending.ADJOURNED)
-        resumable = secret_path(path).exists() and open_ending and begun(report)
+        practice = _practice(path)
+        resumable = not practice and secret_path(path).exists() and open_ending and begun(report)
         result = result_words(report, number if resumable else None)
-        listed = Listed(
-            number, path, _date(path), _opponent(path, report), report.rules or "?", result, verdict, resumable
-        )
+        if practice and open_ending:  # the bot lived in that process: nothing is left to resume with
+            result += " (practice: cannot be taken up again)"
+        opponent = _opponent(path, report, practice)
+        listed = Listed(number, path, _date(path), opponent, report.rules or "?", result, verdict, resumable)
         out.append(listed)
     return out

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from p2p_koikoi.cli.checks import ranged
-from p2p_koikoi.cli.common import one_line_errors
+from p2p_koikoi.cli.common import fail, one_line_errors
+
+if TYPE_CHECKING:
+    from p2p_koikoi.app.listing import Listed
 
 
 @one_line_errors
@@ -25,6 +28,9 @@ def list_(
     from p2p_koikoi.app.listing import list_records
     from p2p_koikoi.app.netplay import replay_dir as folder_of
 
+    if replay_dir is not None and not replay_dir.is_dir():  # a folder named by hand: a typo is not "no matches"
+        what = "is a file, not a folder" if replay_dir.exists() else "does not exist"
+        raise fail(f"--replay-dir {replay_dir} {what}: give the folder your records are in")
     listed = list_records(replay_dir, count)
     command = koikoi_command()
     if not listed:
@@ -37,4 +43,14 @@ def list_(
         )
     typer.echo("")
     typer.echo(f"Records are in {folder_of(replay_dir)}")
-    typer.echo(f"Use a number or `last`: {command} replay last, {command} verify 2, {command} resume 1")
+    typer.echo(f"Use a number or `last`: {', '.join(footer(listed, command))}")
+
+
+def footer(listed: list[Listed], command: str) -> list[str]:
+    """Commands that work on what is listed: verify names a number that is there, and resume only a match
+    that can be taken up again (never a practice match, a finished one, or one whose secret is gone)."""
+    shown = [f"{command} replay last", f"{command} verify {2 if len(listed) > 1 else 'last'}"]
+    resumable = next((item.number for item in listed if item.resumable), None)
+    if resumable is not None:
+        shown.append(f"{command} resume {resumable}")
+    return shown

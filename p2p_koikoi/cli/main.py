@@ -72,7 +72,9 @@ app.command("export")(export_cmd.export)
 def _usage_name(argument: Any) -> str:
     """An argument in the usage line as man pages write it: ``FILE`` required, ``[FILE]`` optional
     (Typer's own usage wraps a required one in braces, ``{FILE}``, which reads like a placeholder)."""
-    name = str(argument.display_name_raw).strip("[]").removesuffix("...")
+    name = str(argument.display_name_raw).removesuffix("...")
+    if name.startswith("[") and name.endswith("]"):  # one pair only: ``[CODE|HOST[:PORT]]`` keeps its inner one
+        name = name[1:-1]
     name += "..." if argument.nargs != 1 else ""
     return name if argument.required else f"[{name}]"
 

@@ -8,7 +8,7 @@ import typer
 
 from p2p_koikoi.app.calculator import calculate
 from p2p_koikoi.cli.checks import ranged
-from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, one_line_errors
+from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
 
 
 @one_line_errors
@@ -28,9 +28,14 @@ def score(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Count a round's score line by line: yaku, base, doubling, Koi-Koi, cap, payment."""
+    if not cards:  # "Total 0" would read as an answer to a question nobody asked
+        from p2p_koikoi.app.closing import koikoi_command
+
+        example = f"{koikoi_command()} score pampas-moon sake-cup cherry-curtain"
+        raise fail(f"no cards given: name the winner's captures (card ids, as in `{example}`)")
     report = calculate(
         build_rules(rules_name, overrides),
-        cards or [],
+        cards,
         winner_calls=winner_calls,
         loser_calls=loser_calls,
         loser_points=loser_points,
