@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from p2p_koikoi.app.decision import tracker_words
 from p2p_koikoi.app.follow import follow
 from p2p_koikoi.app.shobu import koikoi_multiplier, shobu_now
 from p2p_koikoi.app.tracker import progress
@@ -43,6 +44,38 @@ def test_the_rules_shape_the_tracker() -> None:
     # No viewing yaku, no Hanami to track.
     no_viewing = progress(parse_cards(["cherry-curtain"]), preset("lemme").with_option("viewing-yaku", "off"))
     assert all(p.yaku is not Yaku.HANAMI for p in no_viewing)
+
+
+def dead(cards: str, theirs: str, rules_name: str = "lemme") -> list[str]:
+    return [str(p) for p in progress(parse_cards([cards]), preset(rules_name), theirs=parse_cards([theirs]))]
+
+
+def test_a_yaku_the_other_player_has_made_impossible_is_not_under_way() -> None:
+    """Issue 28 item 8, the three cases a newcomer saw: each player held one of the two Hanami cards;
+    the Deer and the Butterflies were on opposite sides; the other side held the Cherry poem ribbon."""
+    assert "Hanami 1/2" in tracker("cherry-curtain")
+    assert "Hanami 1/2" not in dead("cherry-curtain", "chrysanthemum-sake")
+    assert not any(
+        t.startswith(("Hanami", "Tsukimi")) for t in dead("chrysanthemum-sake", "cherry-curtain pampas-moon")
+    )
+    assert "Tsukimi 1/2" in dead("chrysanthemum-sake", "cherry-curtain")  # the Moon is still out there
+    assert "Inoshikachō 1/3" not in dead("maple-deer", "peony-butterflies")
+    assert dead("pine-ribbon wisteria-ribbon", "cherry-ribbon") == ["Tan 2/5"]
+    # a family of many: dead only once too few are left out of the other's captures
+    five = "clover-boar maple-deer peony-butterflies wisteria-cuckoo iris-bridge"
+    assert "Tane 1/5" in dead("plum-warbler", five.rsplit(" ", 1)[0])
+    assert "Tane 1/5" not in dead("plum-warbler", five)
+    assert "Tane 1/5" not in dead("plum-warbler", f"{five} pampas-geese")
+
+
+def test_the_short_tracker_line_fits_its_column() -> None:
+    """Issue 28 item 16: at 80 columns the tracker's column is 30 cells, and ``→ 5 pts at 3`` was cut;
+    the short line says the points once (``/3`` already says at how many)."""
+    rules = preset("lemme")
+    words = [w for _, w in tracker_words(parse_cards(["clover-boar"]), rules, short=True)]
+    assert words[0] == "Inoshikachō 1/3 → 5 pts"
+    long = [w for _, w in tracker_words(parse_cards(["clover-boar"]), rules)]
+    assert long[0] == "Inoshikachō 1/3 → 5 points at 3"
 
 
 def test_shobu_now_is_the_count_the_round_would_pay() -> None:

@@ -85,12 +85,42 @@ def test_a_whole_practice_match_through_pipes(tmp_path: Path) -> None:
     assert len(re.findall(r"^Round [123]", transcript, re.MULTILINE)) >= 3
     assert re.search(r"^(You win|Bot wins) the match|^The match is drawn", transcript, re.MULTILINE)
     assert len(re.findall(r"^  Round \d: ", transcript, re.MULTILINE)) == 3  # the table of rounds
+    assert dead_yaku_told(transcript) == []
 
     record = re.search(r"^Record saved: (.+)$", transcript, re.MULTILINE)
     assert record is not None
     assert f"Check it with: {sys.executable} -m p2p_koikoi verify {record.group(1)}" in transcript
     assert read_record(Path(record.group(1))).complete
     assert [p.suffix for p in Path(record.group(1)).parent.iterdir()] == [".koikoi"]  # no secret left behind
+
+
+# The cards of the yaku of a few named cards, written out here and not taken from the tracker it checks.
+FAMILIES = {
+    "Hanami": {"Cherry curtain", "Chrysanthemum sake cup"},
+    "Tsukimi": {"Pampas moon", "Chrysanthemum sake cup"},
+    "Inoshikachō": {"Clover boar", "Maple deer", "Peony butterflies"},
+    "Akatan": {"Pine poem ribbon", "Plum poem ribbon", "Cherry poem ribbon"},
+    "Aotan": {"Peony blue ribbon", "Chrysanthemum blue ribbon", "Maple blue ribbon"},
+}
+
+
+def dead_yaku_told(transcript: str) -> list[str]:
+    """Every yaku told as under way (``Akatan 2/3``) while one of its cards was in the other player's
+    captures, as the turn's lines said them (issue 28 item 8: such a yaku is dead)."""
+    found = []
+    captures: dict[str, set[str]] = {}
+    for line in transcript.splitlines():
+        told = re.match(r"^(Bot|You): (?:\d+ cards? in hand; )?captures: (.*)$", line)
+        if told:
+            captures[told.group(1)] = set(told.group(2).split(", "))
+            continue
+        yaku = re.match(r"^(Bot|You) yaku: (.*)$", line)
+        if yaku:
+            other = captures.get("You" if yaku.group(1) == "Bot" else "Bot", set())
+            for name in re.findall(r"(\w+) \d+/\d+", yaku.group(2)):
+                if FAMILIES.get(name, set()) & other:
+                    found.append(f"{line} (the other holds {', '.join(sorted(FAMILIES[name] & other))})")
+    return found
 
 
 def run_plain(tmp_path: Path, typed: str) -> tuple[int, str]:

@@ -74,15 +74,16 @@ def _taken(view: Round, action: AnyAction) -> tuple[int, int]:
     return 0, 0
 
 
-def _towards(rules: RuleSet, before: int, after: int) -> str:
-    """The yaku ``after`` brings closest (``makes Akatan`` or ``2/3 towards Akatan``), or nothing."""
-    old = {p.yaku: p for p in progress(before, rules)}
+def _towards(rules: RuleSet, before: int, after: int, theirs: int = 0) -> str:
+    """The yaku ``after`` brings closest (``makes Akatan`` or ``2/3 towards Akatan``), or nothing; never
+    one that ``theirs`` (the other seat's captures) has made impossible."""
+    old = {p.yaku: p for p in progress(before, rules, theirs=theirs)}
 
     def gained(p: Progress) -> bool:
         was = old.get(p.yaku)
         return was is None or (p.made and not was.made) or (not p.made and p.have > was.have)
 
-    news = [p for p in progress(after, rules) if gained(p)]
+    news = [p for p in progress(after, rules, theirs=theirs) if gained(p)]
     if not news:
         return ""
     best = news[0]  # the tracker lists yaku made first, then the closest
@@ -92,10 +93,13 @@ def _towards(rules: RuleSet, before: int, after: int) -> str:
 def _wanted_by(rules: RuleSet, theirs: int, mine: int, cards: int) -> Card | None:
     """Of ``cards``, the one the other seat wants most: a bright, or a card of a yaku it is well on the way to."""
     worth = card_worths(rules, theirs, mine)
-    begun = {p.yaku: p.have for p in progress(theirs, rules) if not p.made and p.have >= max(1, p.need - 2)}
+    begun = {
+        p.yaku: p.have for p in progress(theirs, rules, theirs=mine) if not p.made and p.have >= max(1, p.need - 2)
+    }
     best: tuple[float, Card] | None = None
     for card in cards_of(cards):
-        helps = any(p.yaku in begun and (p.made or p.have > begun[p.yaku]) for p in progress(theirs | card.bit, rules))
+        after = progress(theirs | card.bit, rules, theirs=mine)
+        helps = any(p.yaku in begun and (p.made or p.have > begun[p.yaku]) for p in after)
         if (card.kind is Kind.BRIGHT or helps) and (best is None or worth[card] > best[0]):
             best = (worth[card], card)
     return best[1] if best is not None else None
@@ -119,7 +123,7 @@ def explain(view: Round, seat: int, action: AnyAction, them: str) -> str:
         return str(action)
     reasons: list[str] = []
     if taken:
-        towards = _towards(rules, mine, mine | gained)
+        towards = _towards(rules, mine, mine | gained, theirs)
         reasons.append(f"takes {_the(taken)}" + (f", {towards}" if towards else ""))
         denied = _wanted_by(rules, theirs, mine, taken)
     else:

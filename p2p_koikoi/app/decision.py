@@ -84,18 +84,20 @@ def yaku_points(rules: RuleSet) -> dict[Yaku, int]:
     return {row.yaku: row.points for row in yaku_rows(rules)}
 
 
-def tracker_words(caps: int, rules: RuleSet, *, short: bool = False) -> list[tuple[Progress, str]]:
-    """The yaku tracker with points: ``✓ Tane 1 point``, ``Tan 4/5 → 1 point at 5`` (``pt`` when
-    ``short``); Sankō says when the Rain man is among the captures but does not count for it."""
+def tracker_words(caps: int, rules: RuleSet, *, theirs: int = 0, short: bool = False) -> list[tuple[Progress, str]]:
+    """The yaku tracker with points: ``✓ Tane 1 point``, ``Tan 4/5 → 1 point at 5``; ``short`` (the
+    table's narrow column) says ``Tan 4/5 → 1 pt``, since ``/5`` already says at how many. Sankō says
+    when the Rain man is among the captures but does not count for it. A yaku ``theirs`` (the other
+    player's captures) has made impossible is left out: it is not under way any more."""
     points = yaku_points(rules)
-    return [(item, _tracked(item, points, rules, caps, short)) for item in progress(caps, rules)]
+    return [(item, _tracked(item, points, rules, caps, short)) for item in progress(caps, rules, theirs=theirs)]
 
 
 def _tracked(item: Progress, points: dict[Yaku, int], rules: RuleSet, caps: int, short: bool) -> str:
     unit = "pt" if short else "point"
     if item.made:
         return f"✓ {short_name(item.yaku)} {count(item.points or 0, unit)}"
-    text = f"{item} → {count(points.get(item.yaku, 1), unit)} at {item.need}"
+    text = f"{item} → {count(points.get(item.yaku, 1), unit)}" + ("" if short else f" at {item.need}")
     if item.yaku is Yaku.SANKO and not rules.rain_in_sanko and caps & Card.WILLOW_RAIN.bit:
-        text += " (not the Rain man)" if short else " (the Rain man does not count)"
+        text += " (not Rain)" if short else " (the Rain man does not count)"
     return text

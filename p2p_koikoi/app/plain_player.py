@@ -262,7 +262,7 @@ class PlainPlayer:
         held = f"{count(view.hand_size(seat), 'card')} in hand; " if hand_count else ""
         taken = ", ".join(c.display_name for c in cards_of(caps)) or "none yet"
         self._write(f"{name}: {held}captures: {taken}")
-        tracked = [words for _, words in tracker_words(caps, rules)]
+        tracked = [words for _, words in tracker_words(caps, rules, theirs=view.captures[1 - seat])]
         if tracked:
             self._write(f"{name} yaku: " + "; ".join(w.replace("✓ ", "made ") for w in tracked))
 

@@ -8,9 +8,16 @@ written down; this module only counts cards towards the first step of each
 family, under the rule set's switches (the sake cup as a plain, the rain man in
 Sankō, the viewing yaku).
 
+A yaku is only under way while it can still be made: one whose cards are in the
+other player's captures (the Sake cup taken by the other side ends both viewing
+yaku; the Deer there ends Inoshikachō; six animals there leave four, too few for
+Tane) is dead, and the tracker leaves it out rather than count towards it.
+
 >>> from p2p_koikoi.engine import preset, parse_cards
 >>> [str(p) for p in progress(parse_cards(["clover-boar maple-deer"]), preset("lemme"))]
 ['Inoshikachō 2/3']
+>>> progress(parse_cards(["clover-boar"]), preset("lemme"), theirs=parse_cards(["maple-deer"]))
+[]
 """
 
 from __future__ import annotations
@@ -86,32 +93,33 @@ def _count(caps: int, mask: int) -> int:
     return (caps & mask).bit_count()
 
 
-def progress(caps: int, rules: RuleSet, table: YakuTable | None = None) -> list[Progress]:
+def progress(caps: int, rules: RuleSet, table: YakuTable | None = None, *, theirs: int = 0) -> list[Progress]:
     """The tracker of one pile of captures: yaku made first (most points first), then the ones
-    under way, closest first. A family shows only once a card of it is held."""
+    under way, closest first. A family shows only once a card of it is held, and only while
+    enough of its cards are out of ``theirs`` (the other player's captures) to finish it."""
     made = (table or YakuTable(rules)).score(caps)
     done = {y.yaku for y in made}
     out = [Progress(y.yaku, 0, 0, y.points) for y in sorted(made, key=lambda y: -y.points)]
     under_way: list[Progress] = []
 
-    def track(yaku: Yaku, have: int, need: int) -> None:
-        if yaku not in done and 0 < have < need:
+    def track(yaku: Yaku, family: int, need: int) -> None:
+        have = _count(caps, family)
+        alive = _count(family, ~theirs) >= need  # enough of the family is not the other's for good
+        if yaku not in done and 0 < have < need and alive:
             under_way.append(Progress(yaku, have, need))
 
     if not done & _LIGHT_YAKU:
-        lights = caps & _LIGHTS if rules.rain_in_sanko else caps & _LIGHTS & ~_RAIN
-        track(Yaku.SANKO, lights.bit_count(), 3)
+        track(Yaku.SANKO, _LIGHTS if rules.rain_in_sanko else _LIGHTS & ~_RAIN, 3)
     if rules.viewing_yaku:
-        track(Yaku.HANAMI, _count(caps, Card.CHERRY_CURTAIN.bit | _SAKE), 2)
-        track(Yaku.TSUKIMI, _count(caps, Card.PAMPAS_MOON.bit | _SAKE), 2)
-    track(Yaku.INOSHIKACHO, _count(caps, _BOAR_DEER_BUTTERFLIES), 3)
+        track(Yaku.HANAMI, Card.CHERRY_CURTAIN.bit | _SAKE, 2)
+        track(Yaku.TSUKIMI, Card.PAMPAS_MOON.bit | _SAKE, 2)
+    track(Yaku.INOSHIKACHO, _BOAR_DEER_BUTTERFLIES, 3)
     if Yaku.AKATAN_AOTAN not in done:
-        track(Yaku.AKATAN, _count(caps, _POEM), 3)
-        track(Yaku.AOTAN, _count(caps, _BLUE), 3)
-    track(Yaku.TANE, _count(caps, _ANIMALS), 5)
-    track(Yaku.TAN, _count(caps, _RIBBONS), 5)
-    plains = _PLAINS | _SAKE if rules.sake_as_plain else _PLAINS
-    track(Yaku.KASU, _count(caps, plains), 10)
+        track(Yaku.AKATAN, _POEM, 3)
+        track(Yaku.AOTAN, _BLUE, 3)
+    track(Yaku.TANE, _ANIMALS, 5)
+    track(Yaku.TAN, _RIBBONS, 5)
+    track(Yaku.KASU, _PLAINS | _SAKE if rules.sake_as_plain else _PLAINS, 10)
     under_way.sort(key=lambda p: (-(p.have / p.need), -p.have))
     return out + under_way
 

@@ -134,23 +134,26 @@ def _kind_segments(caps: int) -> list[Text]:
 
 
 def _tracker_rows(state: TableState, seat: int, width: int, rows: int) -> list[Text]:
+    """The tracker's entries packed into lines of ``width``, `` · `` between them; an entry too wide
+    for the column alone goes on over lines of its own, broken at spaces: never cut."""
     rules = state.rules
     if rules is None or width < 8:
         return []
-    entries: list[Text] = []
-    for item, words in tracker_words(_captures(state, seat), rules, short=True):
-        entries.append(Text(words, style="bold green" if item.made else "cyan"))
+    theirs = _captures(state, 1 - seat)
     out: list[Text] = []
     line = Text()
-    for entry in entries:
-        if line.plain and line.cell_len + 3 + entry.cell_len > width:
+    for item, words in tracker_words(_captures(state, seat), rules, theirs=theirs, short=True):
+        style = "bold green" if item.made else "cyan"
+        parts = textwrap.wrap(words, width, subsequent_indent="  ")
+        if line.plain and (len(parts) > 1 or line.cell_len + 3 + Text(words).cell_len > width):
             out.append(line)
             line = Text()
-            if len(out) == rows:
-                return out
+        if len(parts) > 1:
+            out += [Text(part, style=style) for part in parts]
+            continue
         if line.plain:
             line.append(" · ", style="dim")
-        line.append_text(entry)
+        line.append(words, style=style)
     if line.plain:
         out.append(line)
     return out[:rows]
@@ -173,7 +176,7 @@ def player_lines(state: TableState, seat: int, width: int, rows: int) -> list[Te
         nearest = _tracker_rows(state, seat, width, 1)
         header += f" · {taken} taken" + (f" · {nearest[0].plain.split(' · ')[0]}" if nearest else "")
         return [rule(header, width)]
-    tracker_width = min(34, max(0, width // 3))
+    tracker_width = min(34, max(0, width * 3 // 8))
     left_width = width - tracker_width - 1
     segments = _kind_segments(_captures(state, seat))
     if not segments:
