@@ -4,16 +4,18 @@ now, the Koi-Koi multiplier, and following a round from the session's events."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
-from p2p_koikoi.app.decision import tracker_words
+from p2p_koikoi.app.decision import koikoi_risk, tracker_words
 from p2p_koikoi.app.follow import follow
 from p2p_koikoi.app.shobu import koikoi_multiplier, shobu_now
 from p2p_koikoi.app.tracker import progress
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.bots.base import MatchContext
-from p2p_koikoi.engine import CHANCE, PRESETS, Deal, Phase, Round, Yaku, parse_cards, preset
+from p2p_koikoi.engine import CHANCE, PRESETS, Deal, Phase, Round, Yaku, parse_cards, preset, score_captures
+from p2p_koikoi.engine.rules import Doubling
 
 
 def tracker(cards: str, rules_name: str = "lemme") -> list[str]:
@@ -100,6 +102,29 @@ def test_shobu_now_is_the_count_the_round_would_pay() -> None:
 )
 def test_the_multiplier_follows_each_rule(rules_name: str, winner_calls: int, loser_calls: int, factor: int) -> None:
     assert koikoi_multiplier(preset(rules_name), winner_calls, loser_calls)[0] == factor
+
+
+@pytest.mark.parametrize("rules_name", list(PRESETS))
+def test_the_koikoi_warning_is_the_count_the_engine_makes(rules_name: str) -> None:
+    """Issue 28 item 9: the box warned "Bot takes the round at ×2", and the 7+1 that followed cost 32
+    (×2 for 7 or more, ×2 for the Koi-Koi). The warning's factors, read back from its words, must be what
+    the engine's count of a real pile gives the other player after our call, small pile and large."""
+    rules = preset(rules_name)
+    view = Round.from_deal(rules, 0, Deal.from_deck(list(range(48)), rules.deal_pattern, 0))
+    words = koikoi_risk(view, 0, rules, "Bot")
+    said = re.search(r"Bot takes the round at ×(\d+)(?: \(×(\d+) with (\d+) points or more\))?;", words)
+    assert said is not None, words
+    small, large, threshold = int(said.group(1)), said.group(2), said.group(3)
+    ribbons = parse_cards(["pine-ribbon plum-ribbon wisteria-ribbon iris-ribbon clover-ribbon"])  # Tan, 1 point
+    viewing = parse_cards(["pampas-moon chrysanthemum-sake cherry-curtain"])  # 8 points or more
+    tan = score_captures(ribbons, rules, winner_calls=0, loser_calls=1)
+    big = score_captures(viewing, rules, winner_calls=0, loser_calls=1)
+    assert tan.total == small * tan.base
+    assert big.base >= 8
+    assert big.total == (int(large) if large else small) * big.base
+    assert (threshold is None) == (rules.doubling is Doubling.NEVER)
+    if rules_name == "nintendo":  # the newcomer's case, in their words
+        assert "Bot takes the round at ×2 (×4 with 7 points or more)" in words
 
 
 @pytest.mark.parametrize("rules_name", list(PRESETS))

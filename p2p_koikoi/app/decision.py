@@ -4,7 +4,7 @@ so the two never tell a different story."""
 
 from __future__ import annotations
 
-from p2p_koikoi.app.shobu import koikoi_multiplier
+from p2p_koikoi.app.shobu import Factors, count_factors
 from p2p_koikoi.app.tracker import Progress, progress, short_name
 from p2p_koikoi.app.words import count
 from p2p_koikoi.engine import (
@@ -63,19 +63,21 @@ def decision_order(legal: list[AnyAction]) -> list[AnyAction]:
 
 
 def koikoi_risk(view: Round, seat: int, rules: RuleSet, them: str) -> str:
-    """What calling Koi-Koi now risks and promises under ``rules``, in one sentence."""
+    """What calling Koi-Koi now risks and promises under ``rules``, in one sentence, with the factors the
+    engine's count would apply (the Koi-Koi multiplier and the doubling for size together: ``at ×2 (×4
+    with 7 points or more)``), so the warning is the count the round's result would make."""
     mine, theirs = view.calls[seat] + 1, view.calls[1 - seat]
-    their_factor, _ = koikoi_multiplier(rules, theirs, mine)
-    our_factor, _ = koikoi_multiplier(rules, mine, theirs)
+    their_count = count_factors(rules, theirs, mine)
+    our_count = count_factors(rules, mine, theirs)
     risk = f"if {them} scores before you, {them} takes the round"
-    if their_factor > 1:
-        risk += f" at ×{their_factor}"
+    if their_count != Factors(1):
+        risk += f" at {their_count.words()}"
     if rules.after_koikoi is AfterKoiKoi.NEXT_YAKU_ENDS:
         gain = "your next yaku ends the round"
     else:
         gain = "you may stop or call again at your next yaku"
-    if our_factor > 1:
-        gain += f", and your score then counts ×{our_factor}"
+    if our_count.small > 1:
+        gain += f", and your score then counts {our_count.words()}"
     return f"Koi-Koi: {risk}; {gain}."
 
 

@@ -7,10 +7,12 @@ prompt shows exactly what the round's result will say, step by step, under any r
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from p2p_koikoi.engine import Round, RoundScore, RuleSet, ScoreRequestError, Yaku, YakuScore, score_yaku
 from p2p_koikoi.engine.rules import Scoring
 
-__all__ = ["koikoi_multiplier", "shobu_now"]
+__all__ = ["Factors", "count_factors", "koikoi_multiplier", "shobu_now"]
 
 
 def shobu_now(view: Round, seat: int, rules: RuleSet, points: tuple[int, int]) -> RoundScore:
@@ -28,6 +30,47 @@ def shobu_now(view: Round, seat: int, rules: RuleSet, points: tuple[int, int]) -
 
 
 _PROBE = (YakuScore(Yaku.KASU, 1, 0),)  # one point: below every doubling threshold
+_LARGEST_PROBE = 60  # more than any yaku pile scores: a doubling for size starts below it, if at all
+
+
+@dataclass(frozen=True, slots=True)
+class Factors:
+    """What a round's count multiplies a winner's yaku by, with these calls: ``small`` below the doubling
+    for size, ``large`` from ``threshold`` points on (``threshold`` None: the rules never double)."""
+
+    small: int
+    threshold: int | None = None
+    large: int | None = None
+
+    def words(self) -> str:
+        """``×2 (×4 with 7 points or more)``, ``×2``, ``×2 with 7 points or more`` (×1 below goes unsaid)."""
+        head = f"×{self.small}"
+        if self.threshold is None:
+            return head
+        doubled = f"×{self.large} with {self.threshold} points or more"
+        return doubled if self.small == 1 else f"{head} ({doubled})"
+
+
+def count_factors(rules: RuleSet, winner_calls: int, loser_calls: int) -> Factors:
+    """The factors the engine's count gives a winner's yaku with these calls, by size of the yaku.
+
+    Found by running the engine's own pipeline on probes of 1, 2, ... points (the first size whose
+    factor differs is where the doubling starts), never by restating its rules, so a warning made from
+    them says the very count the round's result will."""
+
+    def factor(points: int) -> int:
+        probe = (YakuScore(Yaku.KASU, points, 0),)
+        return score_yaku(probe, rules, winner_calls=winner_calls, loser_calls=loser_calls).total // points
+
+    try:
+        small = factor(1)
+    except ScoreRequestError:
+        return Factors(1)
+    for points in range(2, _LARGEST_PROBE):
+        large = factor(points)
+        if large != small:
+            return Factors(small, points, large)
+    return Factors(small)
 
 
 def koikoi_multiplier(rules: RuleSet, winner_calls: int, loser_calls: int) -> tuple[int, str]:
