@@ -73,7 +73,6 @@ INTEGRITY_REASONS = frozenset(
         "bad-kind",
         "bad-entry",
         "bad-version",
-        "not-canonical-entry",
         "frame-too-large",
         "empty-frame",
         "truncated-frame",
