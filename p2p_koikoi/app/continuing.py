@@ -94,7 +94,7 @@ def never_started(session: MatchSession, record: RecordWriter | None, reason: st
     run): the match never began. It is declined if it still can be (our signed ``decline``, for ``reason``,
     goes into the record; the connection is gone or going, so the host may never see it, and needs not: it
     keeps no record of a match not accepted), and the record keeps no secret: it is plainly a declined
-    match, never one to resume or to rejoin."""
+    match, never one to resume or to rejoin (``netplay._play`` then removes it: no match, no record)."""
     if started(session):
         return
     if session.waiting is Waiting.ACCEPT:

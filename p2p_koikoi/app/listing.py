@@ -160,7 +160,7 @@ def list_records(directory: Path | None = None, limit: int = 10, jobs: int | Non
         practice = _practice(path)
         resumable = not practice and secret_path(path).exists() and open_ending and begun(report)
         result = result_words(report, number if resumable else None)
-        if practice and open_ending:  # the bot lived in that process: nothing is left to resume with
+        if practice and open_ending and begun(report):  # the bot lived in that process: nothing to resume with
             result += " (practice: cannot be taken up again)"
         opponent = _opponent(path, report, practice)
         listed = Listed(number, path, _date(path), opponent, report.rules or "?", result, verdict, resumable)

@@ -16,6 +16,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.app.continuing import Reconnect, play_on, settle_fork
+from p2p_koikoi.app.continuing import started as began
 from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
 from p2p_koikoi.app.unfinished import ResumeError, Unfinished, find_unfinished, restore_match, tell_so_far
 from p2p_koikoi.engine import RuleSet
@@ -121,7 +122,9 @@ async def _play(
     say: Say,
 ) -> tuple[MatchReport, Path | None]:
     """Play to the end, reconnecting after drops; the record keeps the address to resume with: the one
-    the guest dialled, or ``:PORT`` the host listened on."""
+    the guest dialled, or ``:PORT`` the host listened on. A match that never began (the guest declined
+    the rules, or the run stopped before its accept) leaves no record: the host keeps none of it either,
+    and a file that is no match, nothing to resume, and that no command of ours removes is litter."""
     started = time.time()
 
     def name() -> str:
@@ -141,7 +144,9 @@ async def _play(
         report = await play_on(channel, session, identity, player, record, plan, say)
     finally:
         record.close()
-    return report, record.path
+        if not began(session) and record.path is not None:
+            record.path.unlink(missing_ok=True)
+    return report, record.path if began(session) else None
 
 
 async def _play_again(

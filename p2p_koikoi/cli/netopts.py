@@ -27,9 +27,9 @@ QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the
 
 
 def print_result(result: NetMatchResult) -> int:
-    """The closing lines of a networked match; returns the exit code: 0 for a match played out and for a
-    win by the opponent's forfeit or silence, 1 otherwise (a loss by leaving or silence, an adjournment, a
-    violation, a lost connection)."""
+    """The closing lines of a networked match; returns the exit code: 0 for a match played out, for a
+    win by the opponent's forfeit or silence and for our own decline of the rules, 1 otherwise (a loss by
+    leaving or silence, an adjournment, a violation, a lost connection)."""
     from p2p_koikoi.app.players import outcome_words
     from p2p_koikoi.session.match_session import SessionEnd
 
@@ -42,6 +42,9 @@ def print_result(result: NetMatchResult) -> int:
         ended: SessionEnd | None = SessionEnd(report.ended_by)
     except ValueError:  # disconnected, unknown
         ended = None
+    if ended is SessionEnd.DECLINED:  # our own choice, not a failure: no match, no record, nothing to sum up
+        typer.echo(f"{outcome_words(ended, 'the host')}.")
+        return 0
     finished = ended is SessionEnd.MATCH_OVER
     for line in record_lines(result.record, finished=finished or ended is SessionEnd.ADJOURNED):  # see below
         typer.echo(line)
@@ -54,7 +57,7 @@ def print_result(result: NetMatchResult) -> int:
         from p2p_koikoi.app.listing import resume_name
 
         resume = f"{koikoi_command()} resume {resume_name(result.record)}"  # the line says how to resume it
-    declined = ended in (SessionEnd.DECLINED, SessionEnd.PEER_DECLINED)  # no match: the reason is the line to read
+    declined = ended is SessionEnd.PEER_DECLINED  # no match: the reason is the line to read
     said = None if declined else outcome_words(ended, "the opponent", resume)
     if declined:  # the rules were not accepted: no match began, so nothing is left to resume
         typer.echo(f"koikoi: no match was played: {report.text}", err=True)

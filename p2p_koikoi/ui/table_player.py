@@ -304,8 +304,9 @@ class TablePlayer:
         """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves, or,
         when ``rematch`` is offered, asks for another match with ``r`` (then :attr:`rematch` is set).
         ``ended_by`` is how the run ended (the runner's report: a :class:`SessionEnd`, or ``disconnected``);
-        it words the headline. A person who left with Ctrl-C at the rules is not kept at it."""
-        if self.interrupted:
+        it words the headline. A person who left with Ctrl-C at the rules is not kept at it, and a decline
+        is no match: no "Match over" screen for it."""
+        if self.interrupted or ended_by == SessionEnd.DECLINED.value:
             return
         await self.settle()
         state = self.state
