@@ -33,7 +33,18 @@ from p2p_koikoi.app.verdict_cache import CACHE_FILE, VerdictCache
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.wire import public_bytes
 
-__all__ = ["Counted", "History", "Left", "LeftOut", "Opponent", "Result", "Way", "load_history", "tally"]
+__all__ = [
+    "Counted",
+    "History",
+    "Left",
+    "LeftOut",
+    "Opponent",
+    "Result",
+    "Way",
+    "find_opponent",
+    "load_history",
+    "tally",
+]
 
 
 class Result(enum.Enum):
@@ -311,3 +322,21 @@ def load_history(
                 name = called.name_of(fingerprint(bytes.fromhex(hex_key)).replace(":", ""))
                 names[hex_key] = name.text if name is not None else None
     return tally(folder, checked, public_bytes(key), names)
+
+
+def find_opponent(history: History, who: str) -> Opponent:
+    """The opponent ``who`` names: the name we call its key, or the start of its fingerprint (4 hex digits
+    or more, colons as printed are fine). ``LookupError`` says, in one line, why none or several match."""
+    wanted = who.strip().casefold()
+    named = [o for o in history.opponents if o.name is not None and o.name.casefold() == wanted]
+    if named:
+        return named[0]
+    digits = wanted.replace(":", "")
+    if len(digits) < 4 or any(c not in "0123456789abcdef" for c in digits):
+        raise LookupError(f"no opponent you call {who!r} among the counted matches (koikoi history lists them)")
+    found = [o for o in history.opponents if o.fingerprint.replace(":", "").startswith(digits)]
+    if not found:
+        raise LookupError(f"no opponent whose fingerprint starts {digits} among the counted matches")
+    if len(found) > 1:
+        raise LookupError(f"{digits} starts {len(found)} opponents' fingerprints; give more of it")
+    return found[0]

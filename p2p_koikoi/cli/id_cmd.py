@@ -1,6 +1,9 @@
-"""``koikoi id``: this player's key fingerprint (the key is made on first use)."""
+"""``koikoi id``: this player's key fingerprint (the key is made on first use); ``--call FINGERPRINT NAME``
+gives another player's key a name of our own, which ``koikoi history`` shows (``app/call_names.py``)."""
 
 from __future__ import annotations
+
+from typing import Annotated
 
 import typer
 
@@ -8,11 +11,38 @@ from p2p_koikoi.app.identity import IdentityError, config_dir, load_identity, ou
 from p2p_koikoi.cli.common import fail
 
 
-def id_() -> None:
+def id_(
+    call: Annotated[
+        tuple[str, str] | None,
+        typer.Option(
+            "--call",
+            metavar="FINGERPRINT NAME",
+            help="Call the key with this fingerprint (at least its first 8 hex digits) NAME in your history.",
+        ),
+    ] = None,
+) -> None:
     """Print this player's key fingerprint, for the opponent to compare."""
+    if call is not None:
+        _call(*call)
+        return
     try:
         key = load_identity()
     except IdentityError as exc:
         raise fail(str(exc)) from None
     typer.echo(our_fingerprint(key))
     typer.echo(f"(key in {config_dir() / 'identity.pem'})", err=True)
+
+
+def _call(fingerprint: str, name: str) -> None:
+    from p2p_koikoi.app.call_names import NAMES_FILE, CallNames, KeyRef
+    from p2p_koikoi.wire.player_name import BadName, PlayerName
+
+    try:
+        ref, given = KeyRef.parse(fingerprint), PlayerName.parse(name)
+        names = CallNames()
+        names.call(ref, given)
+    except (BadName, IdentityError) as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"cannot keep the name in {config_dir() / NAMES_FILE}: {exc.strerror or exc}") from None
+    typer.echo(f"{ref.format()} is {given.format()} in your history (kept in {names.path})")

@@ -15,6 +15,7 @@ from typer.core import TyperArgument
 from p2p_koikoi.cli import (
     arena_cmd,
     export_cmd,
+    history_cmd,
     host_cmd,
     id_cmd,
     join_cmd,
@@ -63,6 +64,7 @@ app.command("join")(join_cmd.join)
 app.command("id")(id_cmd.id_)
 app.command("resume")(resume_cmd.resume)
 app.command("list")(list_cmd.list_)
+app.command("history")(history_cmd.history)
 app.command("arena")(arena_cmd.arena)
 app.command("verify")(verify_cmd.verify)
 app.command("replay")(replay_cmd.replay)
