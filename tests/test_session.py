@@ -24,16 +24,18 @@ def test_a_session_restored_from_any_prefix_of_its_record_writes_the_same_entrie
             assert len(produced) >= cut
 
 
+HIKI_SEED = 23
+"""The first seed of ``hiki%d`` whose match holds a Hiki declaration (found once by searching from 0;
+the deal and the random bots are reproducible from it, so it is pinned rather than searched each run)."""
+
+
 def test_the_gaji_blocked_by_a_hiki_is_declared_not_blamed() -> None:
     """A Gaji wildcard aimed at a month of three while the other holds the fourth: the other answers
     ``hiki CARD``, the play is void, the player plays again, and the match goes on to its end."""
-    declared = 0
-    for seed in range(400):
-        pair = session_pair(preset("rulebook").with_option("rounds", "3"), deterministic_entropy(b"hiki%d" % seed))
-        error = pipe_sessions(pair, (RandomAgent(seed), RandomAgent(seed + 1)))
-        assert error is None, (seed, error)
-        moves = [e.entry.body[1] for e in pair.host.chain.entries if e.entry.kind == "move"]
-        declared += sum(1 for m in moves if m.startswith("hiki "))
-        if declared:
-            break
-    assert declared, "no seed made a Hiki declaration"
+    seed = HIKI_SEED
+    pair = session_pair(preset("rulebook").with_option("rounds", "3"), deterministic_entropy(b"hiki%d" % seed))
+    error = pipe_sessions(pair, (RandomAgent(seed), RandomAgent(seed + 1)))
+    assert error is None, (seed, error)
+    moves = [e.entry.body[1] for e in pair.host.chain.entries if e.entry.kind == "move"]
+    declared = sum(1 for m in moves if m.startswith("hiki "))
+    assert declared, "the pinned seed no longer makes a Hiki declaration: search again from 0"
