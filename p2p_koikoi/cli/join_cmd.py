@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -42,7 +41,6 @@ def join(
     plain: PlainOption = False,
 ) -> None:
     """Join a hosted match; shows the host's rules and asks before playing."""
-    import trio
 
     from p2p_koikoi.app.netplay import join_match
     from p2p_koikoi.net.framed import ConnectionLost
@@ -54,7 +52,9 @@ def join(
         raise fail("give the invite code (kk1:...) or the host as HOST[:PORT], or --lan to look on the LAN")
     check_replay_dir(replay_dir)  # before anyone is dialled or looked for
     if address is None:
-        game = trio.run(pick_lan_game, say, bot is not None or yes)
+        from p2p_koikoi.cli.lan_picker import pick_lan_game
+
+        game = pick_lan_game(say)
         if game is None:
             raise fail("no game found on the LAN; ask the host for its invite code", 1)
         options = lan_options(game, replay_dir, timeout)
@@ -115,25 +115,3 @@ def lan_options(game: LanGame, replay_dir: Path | None, timeout: float) -> JoinO
 
     addresses = tuple(Address(host, game.port) for host in game.addresses)
     return JoinOptions(addresses, replay_dir, timeout, announced=game.fingerprint or None)
-
-
-async def pick_lan_game(say: Callable[[str], None], take_first: bool) -> LanGame | None:
-    """List the LAN's games and return the chosen one (the first when ``take_first``)."""
-    import trio
-
-    from p2p_koikoi.app.netplay import find_lan_games
-    from p2p_koikoi.net.tcp import Address
-
-    games = await find_lan_games(say)
-    if not games:
-        return None
-    for number, game in enumerate(games, 1):
-        where = ", ".join(str(Address(host, game.port)) for host in game.addresses)
-        say(f"  {number}. {game.rules}  fingerprint {game.fingerprint}  at {where}")
-    choice = 1
-    if not take_first and len(games) > 1:
-        text = await trio.to_thread.run_sync(input, f"Join which game [1-{len(games)}]? ")
-        if not text.strip().isdigit() or not 1 <= int(text) <= len(games):
-            return None
-        choice = int(text)
-    return games[choice - 1]
