@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import trio
 
-from p2p_koikoi.app.words import count, how_match_ended, how_round_ended, reason_words
+from p2p_koikoi.app.words import count, how_match_ended, how_round_ended, reason_words, score_words
 from p2p_koikoi.bots.base import Agent, MatchContext
 from p2p_koikoi.engine import AnyAction, Event, Round, RuleSet, Termination, cards_of
 from p2p_koikoi.referee.events import Ending
@@ -220,7 +220,7 @@ def event_lines(
             else:
                 out.append(
                     f"{who(outcome.winner)} win{'' if outcome.winner == seat else 's'} the match "
-                    f"({how_match_ended(outcome.termination)}), {outcome.points[seat]} to {outcome.points[1 - seat]}."
+                    f"({how_match_ended(outcome.termination)}), {score_words(outcome.points, outcome.winner)}."
                 )
         elif event.kind == "peer-left":
             claimed = claimed or peer_left(event)[0] is SessionEnd.PEER_VANISHED

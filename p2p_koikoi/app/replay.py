@@ -19,7 +19,7 @@ from pathlib import Path
 from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.players import told
 from p2p_koikoi.app.records import read_match
-from p2p_koikoi.app.words import how_match_ended, how_round_ended
+from p2p_koikoi.app.words import how_auto_stop, how_match_ended, score_words
 from p2p_koikoi.engine import CHANCE, Card, Event, OutcomeKind, Round, RoundResult, RuleSet
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.record.format import SUFFIX, secret_path
@@ -189,7 +189,7 @@ class ReplayBuilder(MatchVisitor):
             closing.append(said.get(end.how, f"The match stops here: {end.text}"))
         outcome = end.outcome
         if outcome is not None:
-            points = f"{outcome.points[0]} to {outcome.points[1]}"
+            points = score_words(outcome.points, outcome.winner)
             if end.how is Ending.SILENCE and outcome.winner is not None:
                 closing.append(f"{names[outcome.winner]} wins, {points} ({'claimed' if end.claimed else 'conceded'}).")
             elif outcome.winner is None:
@@ -214,7 +214,7 @@ def _event_lines(events: list[Event], names: tuple[str, str]) -> list[str]:
 
 def _count_lines(result: RoundResult, rules: RuleSet, names: tuple[str, str]) -> tuple[str, ...]:
     outcome, score = result.outcome, result.score
-    lines = [f"Round {result.number} ends: {how_round_ended(outcome.kind)}."]
+    lines = [f"Round {result.number} ends: {how_auto_stop(outcome, rules)}."]
     if outcome.kind is OutcomeKind.REDEAL:
         lines = ["Four of a month on the table: dealt again."]
     elif score is None or outcome.winner is None:

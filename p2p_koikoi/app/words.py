@@ -8,9 +8,10 @@ can check that no id reaches the screen.
 
 from __future__ import annotations
 
-from p2p_koikoi.engine import OutcomeKind, Termination
+from p2p_koikoi.engine import OutcomeKind, RoundOutcome, RuleSet, Termination
+from p2p_koikoi.engine.rules import AfterKoiKoi
 
-__all__ = ["count", "how_match_ended", "how_round_ended", "reason_words"]
+__all__ = ["count", "how_auto_stop", "how_match_ended", "how_round_ended", "reason_words", "score_words"]
 
 
 def count(n: int, word: str, plural: str | None = None) -> str:
@@ -18,9 +19,16 @@ def count(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
+def score_words(points: tuple[int, int], winner: int | None) -> str:
+    """A match's points as said after who won it: the winner's first (``wins, 33 to 5``, never ``5 to
+    33``), whichever seat won; a draw's in seat order (they are equal)."""
+    first = 0 if winner is None else winner
+    return f"{points[first]} to {points[1 - first]}"
+
+
 _ROUND = {
     OutcomeKind.STOP: "Shōbu",
-    OutcomeKind.AUTO_STOP: "a yaku that ends the round by the rules",
+    OutcomeKind.AUTO_STOP: "a yaku that ends the round at once, with no Koi-Koi to call",
     OutcomeKind.HAND_YAKU: "a dealt hand yaku",
     OutcomeKind.HAND_YAKU_DRAW: "both were dealt a hand yaku: a drawn round",
     OutcomeKind.DRAWN: "the hands ran out: a drawn round",
@@ -39,6 +47,17 @@ _MATCH = {
 
 def how_round_ended(kind: OutcomeKind) -> str:
     return _ROUND[kind]
+
+
+def how_auto_stop(outcome: RoundOutcome, rules: RuleSet | None) -> str:
+    """Why a yaku ended the round with no Shōbu or Koi-Koi to choose, in the terms a newcomer meets it:
+    the first yaku after a Koi-Koi (under rules that stop there), or a yaku on the last card in hand
+    (nothing is left to play on with). Any other outcome: :func:`how_round_ended`."""
+    if outcome.kind is not OutcomeKind.AUTO_STOP:
+        return how_round_ended(outcome.kind)
+    if rules is not None and rules.after_koikoi is AfterKoiKoi.NEXT_YAKU_ENDS and any(outcome.calls):
+        return "a yaku after a Koi-Koi (these rules end the round there)"
+    return "a yaku on the last card in hand (no Koi-Koi without cards to play on)"
 
 
 def how_match_ended(termination: Termination) -> str:

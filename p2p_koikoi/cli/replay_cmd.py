@@ -35,6 +35,7 @@ def replay(
     from p2p_koikoi.app.records import InputError, export_file
     from p2p_koikoi.app.replay import load_replay
     from p2p_koikoi.ui.replay_view import plain_lines, run_interactive
+    from p2p_koikoi.ui.verify_view import finding_words
 
     report: VerifyReport | None
     try:
@@ -56,7 +57,7 @@ def replay(
     except InputError as exc:
         raise fail(str(exc)) from None
     if report is not None and not report.ok and report.finding is not None:
-        typer.echo(f"koikoi: warning: {report.path}: {report.verdict}: {report.finding.line()}", err=True)
+        typer.echo(f"koikoi: warning: {report.path}: {report.verdict}: {finding_words(report.finding)}", err=True)
 
 
 def _review(file: Path) -> VerifyReport | None:

@@ -578,7 +578,7 @@ class Round:
                 table.stop_on_own_empty or not (self.hands[1 - seat] or self.hidden[1 - seat])
             ):
                 self._finish(OutcomeKind.AUTO_STOP, seat, next_dealer=seat, counts=True)
-                self._over_event("a rise on the last card stops the round", events)
+                self._over_event("a yaku on the last card in hand ends the round: no cards are left to play on", events)
                 return
             self.phase = Phase.DECISION
             self.to_act = seat

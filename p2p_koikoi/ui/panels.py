@@ -14,7 +14,7 @@ from rich.text import Text
 from p2p_koikoi.app.decision import koikoi_risk
 from p2p_koikoi.app.players import outcome_words
 from p2p_koikoi.app.tracker import short_name
-from p2p_koikoi.app.words import count, how_round_ended
+from p2p_koikoi.app.words import count, how_auto_stop, how_round_ended, score_words
 from p2p_koikoi.engine import OutcomeKind, RoundResult, RoundScore, Termination
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.ui.board import fit, rule
@@ -59,7 +59,7 @@ def _winner_line(state: TableState, result: RoundResult) -> str:
     verb = "win" if who == "You" else "wins"
     how = {
         OutcomeKind.STOP: "with Shōbu",
-        OutcomeKind.AUTO_STOP: "with a yaku that ends it by the rules",
+        OutcomeKind.AUTO_STOP: f"with {how_auto_stop(outcome, state.rules)}",
         OutcomeKind.HAND_YAKU: "with a hand yaku",
         OutcomeKind.LAST_CALLER: "as the last Koi-Koi caller",
         OutcomeKind.DEALER_BONUS: "with the dealer's bonus",
@@ -74,7 +74,7 @@ def round_end_panel(state: TableState, width: int) -> list[Text]:
     assert end is not None
     result = end.result
     lines = [rule(f"Round {result.number} over", width, "bold yellow")]
-    lines.append(fit("  " + _winner_line(state, result), width, "bold"))
+    lines += [fit(line, width, "bold") for line in _wrap(_winner_line(state, result), width, "  ")]
     if result.score is not None:
         lines += _count_lines(result.score, width)
     if not _last_round(state, result):
@@ -98,8 +98,7 @@ def _match_headline(state: TableState) -> str:
     outcome = state.outcome
     if outcome is None:
         return f"The match ended: {state.ended}" if state.ended else "The match ended."
-    me, them = state.seat, 1 - state.seat
-    score = f"{outcome.points[me]} to {outcome.points[them]}"
+    score = score_words(outcome.points, outcome.winner)
     if outcome.winner is None:
         return f"A drawn match, {score}."
     who = state.name(outcome.winner)

@@ -9,13 +9,13 @@ from collections.abc import Sequence
 
 from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.replay import ending_told
-from p2p_koikoi.app.words import count, how_match_ended, reason_words
+from p2p_koikoi.app.words import count, how_match_ended, reason_words, score_words
 from p2p_koikoi.record.format import withdrawn_place
 from p2p_koikoi.record.verify import VerifyReport
 from p2p_koikoi.referee.events import Ending
-from p2p_koikoi.referee.findings import blame_words
+from p2p_koikoi.referee.findings import Finding, blame_words
 
-__all__ = ["error_json", "render_json", "render_text"]
+__all__ = ["error_json", "finding_words", "render_json", "render_text"]
 
 ROLE = ("the host", "the guest")  # the record's seats, in words (never "seat 0")
 
@@ -35,6 +35,13 @@ def _seats_in_words(text: str) -> str:
     return re.sub(r"\bseat ([01])\b", lambda m: ROLE[int(m.group(1))], text)
 
 
+def finding_words(finding: Finding) -> str:
+    """A finding's line as a person reads it, wherever it is shown (verify, replay): the seats named
+    as the host and the guest, and a ``kind:detail`` id in words."""
+    line = finding.line().replace(f": {finding.reason}: ", f": {reason_words(finding.reason)}: ", 1)
+    return _seats_in_words(line)
+
+
 def render_text(report: VerifyReport) -> list[str]:
     """The report as lines: a summary line, then indented details, the seats named as host and guest."""
     return [_seats_in_words(line) for line in _lines(report)]
@@ -49,14 +56,14 @@ def _lines(report: VerifyReport) -> list[str]:
     lines = [f"{label}: {report.path} ({what})"]
     finding = report.finding
     if finding is not None:  # a ``kind:detail`` id (``audit:RULE``, ``illegal-move:RULE``) in words
-        lines.append(f"  {finding.line().replace(f': {finding.reason}: ', f': {reason_words(finding.reason)}: ', 1)}")
+        lines.append(f"  {finding_words(finding)}")
     end = report.ending
     if end is not None and end.how != "failed":
         lines.append(f"  ending: {_ending(report)}")
     outcome = end.outcome if end is not None else None
     if outcome is not None:
         winner = "drawn" if outcome.winner is None else f"{ROLE[outcome.winner]} wins"
-        points = f"{outcome.points[0]} to {outcome.points[1]}"
+        points = score_words(outcome.points, outcome.winner)
         ended = how_match_ended(outcome.termination) if end is None or end.how is not Ending.SILENCE else "by silence"
         said = f"{winner}, {points} ({ended}), {count(len(report.rounds), 'deal')} counted"
         if report.falls_against is None:
