@@ -13,10 +13,11 @@ import math
 import random
 
 import pytest
-from test_fairness_support import Pipe
+from test_fairness_support import CONTEXT, IDENTITY_KEYS, Pipe
 
-from p2p_koikoi.fairness.derive import Contribution
-from p2p_koikoi.fairness.shuffle import unlock
+from p2p_koikoi.fairness.cardpoints import CARD_POINTS
+from p2p_koikoi.fairness.derive import Contribution, derive_contribution
+from p2p_koikoi.fairness.shuffle import lock, shuffle, unlock
 
 DEALS = 240  # per direction; five per card on average
 
@@ -41,23 +42,38 @@ def fixed_contribution() -> Contribution:
     )
 
 
+def final_deck(contributions: tuple[Contribution, Contribution]) -> tuple[bytes, ...]:
+    """The four passes as the players compute them (DEAL.md section 5: seat 0 shuffles, seat 1 shuffles,
+    seat 0 locks, seat 1 locks), the group arithmetic only: the proofs that go with each pass prove what
+    the pass is, and play no part in where a card lands, so they are not built here."""
+    first, second = contributions
+    shuffled = shuffle(shuffle(CARD_POINTS, first), second)
+    return lock(lock(shuffled, first), second)
+
+
 def landing_counts(honest: int, deals: int, seed: int, positions: tuple[int, ...]) -> dict[int, list[int]]:
     rng = random.Random(seed)
     counts = {p: [0] * 48 for p in positions}
     cheat = fixed_contribution()
     for _ in range(deals):
-        secrets = (rng.randbytes(32), rng.randbytes(32))
-        pipe = Pipe(secrets)
-        pipe.sides[1 - honest]._mine = cheat
-        pipe.shuffle()
-        final = pipe.sides[0].final_deck
-        assert final is not None and final == pipe.sides[1].final_deck
-        keys = (pipe.sides[0]._mine.unlock_keys, pipe.sides[1]._mine.unlock_keys)
+        fair = derive_contribution(rng.randbytes(32), CONTEXT, IDENTITY_KEYS[honest])
+        contributions = (fair, cheat) if honest == 0 else (cheat, fair)
+        final = final_deck(contributions)
+        keys = (contributions[0].unlock_keys, contributions[1].unlock_keys)
         for position in positions:
             card = unlock(final[position], keys[0][position], keys[1][position])
             assert card is not None
             counts[position][card] += 1
     return counts
+
+
+def test_the_passes_here_are_the_players_passes() -> None:
+    """The proof-free passes above give the very deck two players' sessions agree on."""
+    pipe = Pipe()
+    pipe.sides[1]._mine = fixed_contribution()
+    pipe.shuffle()
+    ours = final_deck((pipe.sides[0]._mine, pipe.sides[1]._mine))
+    assert ours == pipe.sides[0].final_deck == pipe.sides[1].final_deck
 
 
 @pytest.mark.parametrize("honest", [0, 1])
