@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.engine import AnyAction, MatchContext, Round, preset
+from p2p_koikoi.net.countdown import Countdown
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.record_sync import RecordSync, reveals_secret
 from p2p_koikoi.net.runner import ClaimChoice, MatchReport, Player, run_match
@@ -240,6 +241,11 @@ async def test_a_long_outage_gives_the_connection_up_and_the_grace_runs_from_the
         assert when == report.lost_at + RECONNECTING.quiet_after
         grace = RECONNECTING.reconnect_grace - RECONNECTING.quiet_after
         assert text == f"Connection lost, retrying ({grace:g} s)..."
+        # the line counts down to the moment the connection is given up (issue 28 item 13)
+        assert isinstance(text, Countdown)
+        given_up = report.lost_at + RECONNECTING.reconnect_grace
+        assert text.at(given_up - 30) == "Connection lost, retrying (30 s)..."
+        assert text.at(given_up) == "Connection lost, retrying (0 s)..."
         assert len(notices) == 1  # told once, not again when the connection is given up
 
 

@@ -8,6 +8,7 @@ player when the deadline passes."""
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -18,6 +19,7 @@ from test_ui_table import BACKGROUND, at_table, context, deal
 from p2p_koikoi.app.plain_input import LineInput
 from p2p_koikoi.app.plain_player import PlainPlayer
 from p2p_koikoi.engine import AnyAction, Round
+from p2p_koikoi.net.countdown import Countdown
 from p2p_koikoi.session.match_session import SessionEvent
 
 LIMIT = 30.0
@@ -113,3 +115,24 @@ async def test_plain_mode_answered_in_time_is_the_persons_move() -> None:  # rea
     assert answer == view.legal_actions()[1]
     text = "\n".join(said)
     assert "You play" in text and "Time's up" not in text
+
+
+async def test_connection_lost_counts_its_seconds_down_on_the_table(autojump: trio.testing.MockClock) -> None:
+    """Issue 28 item 13: "Connection lost, retrying (58 s)..." still said 58 at 3, 8, 30 and 55 s. The
+    runner says the line once (a Countdown); the table says the seconds left each time it redraws."""
+    rnd = deal(dealer=1)
+    async with at_table() as (player, screen, _keys):
+        player.in_match = True
+        await player.notify([rnd.view(0)])  # the opponent is to move: the table waits, spinner on
+        await player.settle()
+        now = trio.current_time()
+        player.say(Countdown("Connection lost, retrying ({seconds} s)...", now + 58, now))
+        shown: list[int] = []
+        for _ in range(62):
+            await trio.sleep(1)
+            waiting = screen.text.splitlines()[-2]  # the spinner's line (the log keeps the line as said)
+            found = re.search(r"Connection lost, retrying \((\d+) s\)\.\.\.", waiting)
+            if found:
+                shown.append(int(found.group(1)))
+    assert shown[0] >= 56 and shown[-1] == 0, shown
+    assert shown == sorted(shown, reverse=True) and len(set(shown)) > 50, shown

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2p_koikoi.net.countdown import Countdown
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.resume import Fork, resume_as_guest, resume_as_host
 from p2p_koikoi.net.runner import MatchReport, Player, default_action, run_match
@@ -152,7 +153,7 @@ async def _come_back(
     if give_up_at == math.inf:
         say("Waiting for the opponent to come back...")
     else:
-        say(f"Waiting for the opponent to come back (up to {max(0, give_up_at - trio.current_time()):.0f} s)...")
+        say(Countdown("Waiting for the opponent to come back ({seconds} s left)...", give_up_at, trio.current_time()))
     with trio.move_on_at(give_up_at):
         if plan.seat == 1:
             return await _guest_again(plan, session, identity)

@@ -63,6 +63,7 @@ from typing import Protocol, TypeVar, cast, runtime_checkable
 import trio
 
 from p2p_koikoi.engine import AnyAction, CallStop, MatchContext, Round, RuleSet
+from p2p_koikoi.net.countdown import Countdown
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.record_sync import RecordFile, RecordSync
 from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
@@ -417,11 +418,12 @@ class _Run:
             self.notice(self.retrying())
             await self.back.wait()
 
-    def retrying(self) -> str:
-        """ "Connection lost, retrying (58 s)...": the seconds left before the match is given up."""
+    def retrying(self) -> Countdown:
+        """ "Connection lost, retrying (58 s)...": the seconds left before the match is given up, counting
+        down on a screen that redraws (a :class:`Countdown`)."""
         left = (self.timing.reconnect_grace if self.reconnect else self.timing.dead_after) + self.heard_at
-        seconds = max(0, math.ceil(left - trio.current_time()))
-        return f"Connection lost, {'retrying' if self.reconnect else 'waiting'} ({seconds} s)..."
+        verb = "retrying" if self.reconnect else "waiting"
+        return Countdown(f"Connection lost, {verb} ({{seconds}} s)...", left, trio.current_time())
 
     async def flush(self) -> None:
         """Send what the session wrote; one that reveals a secret waits until the record is on disk."""

@@ -34,6 +34,7 @@ from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import AnyAction, Event, OutcomeKind, Round, RuleSet, Termination
 from p2p_koikoi.engine.match import Match
 from p2p_koikoi.engine.rules import Scoring
+from p2p_koikoi.net.countdown import Countdown
 from p2p_koikoi.net.runner import ClaimChoice, PlayerQuit
 from p2p_koikoi.session.match_session import SessionEnd, SessionEvent
 from p2p_koikoi.ui.boxes import claim_box, help_box, question_box, quit_box, rules_box
@@ -101,6 +102,7 @@ class TablePlayer:
         self._claim: trio.MemorySendChannel[ClaimChoice] | None = None  # the open offer to claim the match
         self._claim_text = ""
         self._time_limit: bool | None = None  # whether the match limits thinking (known at our first decision)
+        self._countdown: Countdown | None = None  # the notice on show, when its seconds run (reconnecting)
         self._teller = Teller(self.state.log, self.state.names, seat)
         if rules is not None:
             self.set_rules(rules)
@@ -123,6 +125,8 @@ class TablePlayer:
         if self._deadline is not None:
             self.state.time_left = max(0, math.ceil(self._deadline - now))
         self._count_claim_down()
+        if self._countdown is not None and self.state.notice:
+            self.state.notice = self._countdown.at(now).strip()
         frame = self._spinner[int(now * 10) % len(self._spinner)]
         self.screen.draw(render(self.state, width, height, spinner=frame, ascii_only=self.ascii_only))
 
@@ -295,6 +299,7 @@ class TablePlayer:
         self._teller.line(line.strip())
         if self.in_match:
             self.state.notice = line.strip()
+            self._countdown = line if isinstance(line, Countdown) else None  # its seconds run at each redraw
         self.redraw()
 
     async def confirm(self, question: str) -> bool:
