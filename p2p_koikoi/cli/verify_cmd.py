@@ -49,8 +49,11 @@ def verify(
     if as_json:
         typer.echo(render_json(reports))
     else:
+        from p2p_koikoi.ui.record_header import header_line
+
         for report in reports:
-            for line in render_text(report):
+            header = header_line(report) if report.verdict != "unreadable" else None
+            for line in [*render_text(report), *([header] if header is not None else [])]:
                 typer.echo(line, err=report.verdict == "unreadable")
     if count > 1 and not as_json:
         bad = sum(1 for r in reports if not r.ok)

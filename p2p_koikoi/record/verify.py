@@ -168,6 +168,7 @@ class VerifyReport:
     match_id: bytes | None = None
     keys: tuple[bytes | None, bytes | None] = (None, None)
     writer_seat: int | None = None
+    header: Header | None = None  # the first frame as written: signed by nobody, so told as the writer's say-so
     finding: Finding | None = None
     ending: MatchEnd | None = None
     first_dealer: FirstDealerChoice | None = None
@@ -238,6 +239,7 @@ class VerifyReport:
                 for seat, key in enumerate(self.keys)
             ],
             "writer_seat": self.writer_seat,
+            "header": None if self.header is None else _header_json(self.header),
             "failure": self.finding.to_json() if self.finding is not None else None,
             "ending": None
             if end is None
@@ -263,6 +265,18 @@ class VerifyReport:
             "copies": [check.to_json(self.path) for check in self.copies],
             "stands": self.falls_against is None,
         }
+
+
+def _header_json(header: Header) -> dict[str, Any]:
+    """The record's header as written. ``signed`` is always false: no signature covers the header (RECORD.md
+    section 2), so its time, address and software are what the writer's program put there, nothing more."""
+    return {
+        "signed": False,
+        "writer_seat": header.writer_seat,
+        "peer_address": header.peer_address,
+        "created": header.created,
+        "software": header.software,
+    }
 
 
 def _player(seat: int, key: bytes | None) -> dict[str, Any]:
@@ -354,6 +368,7 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
     report.complete = walk.ending.complete
     report.problem = walk.ending.problem
     report.writer_seat = walk.header.writer_seat if walk.header is not None else None
+    report.header = walk.header
     report.chain = list(referee.entries)
     finding = referee.finding
     ended = referee.end  # how the entries ended the match, if they did
