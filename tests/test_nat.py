@@ -139,7 +139,8 @@ def router(tmp_path: Path) -> Iterator[Router]:
 
 
 def host_in_home(net: Router, tmp: Path) -> tuple[subprocess.Popen[str], list[str]]:
-    """``koikoi host`` in the home namespace; returns it and its lines up to the invite code."""
+    """``koikoi host`` in the home namespace; returns it and its lines up to the invite code and the line
+    that says what the router did (which comes after the code: the code does not wait for the router)."""
     host = subprocess.Popen(
         ["ip", "netns", "exec", net.home, *KOIKOI, "host", "--port", str(PORT), *HOST_OPTIONS, str(tmp / "replays")],
         env=koikoi_env(tmp / "host"),
@@ -150,7 +151,7 @@ def host_in_home(net: Router, tmp: Path) -> tuple[subprocess.Popen[str], list[st
     assert host.stderr is not None
     lines: list[str] = []
     deadline = time.monotonic() + 30
-    while not any("koikoi join kk1:" in line for line in lines):
+    while not any("koikoi join kk1:" in line for line in lines) or not any("router" in line for line in lines):
         assert time.monotonic() < deadline, lines
         line = host.stderr.readline()
         assert line, (lines, host.wait(timeout=5))
@@ -227,6 +228,9 @@ def test_without_the_pinhole_the_firewall_keeps_the_guest_out(router: Router, tm
         host.wait(timeout=10)
     said = [line for line in lines if "router" in line]
     assert said == [f"no router offered port mapping: forward TCP {PORT} yourself, or play over IPv6 or a LAN"], lines
+    invite = next(i for i, line in enumerate(lines) if "koikoi join kk1:" in line)
+    assert invite < lines.index(said[0]), "the code is printed at once, not after the router gave up"
+    assert sum("kk1:" in line for line in lines) == 1, "no router mapped anything: no second code"
     assert guest.returncode == 1 and "Traceback" not in guest.stderr
     assert "[fd77:1::2]:7447 did not answer within 5 s" in guest.stderr, guest.stderr
     assert "behind a router or firewall" in guest.stderr

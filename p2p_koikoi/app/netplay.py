@@ -301,25 +301,40 @@ async def _open_door(
     mapper: list[Mapper],
     announcement: list[Announcement],
 ) -> None:
-    """The host listens: map the port on the router, print the invite line, announce on the LAN."""
+    """The host listens: print the invite line with what is known now (LAN, IPv6), announce on the LAN, and
+    ask the router to map the port meanwhile. A router that never answers takes seconds to give up on, so
+    the code is not held back for it; a router that maps the port gets a new invite line, public address
+    first."""
     port = addresses[0].port
     say(f"Hosting {options.rules.format()} on port {port}. Your key fingerprint: {ours}")
-    hosts = reachable_hosts(addresses, options.bind)
-    if options.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
-        mapper.append(Mapper(port))
-        outcome = await mapper[0].open()
-        say(f"  {outcome.line}")
-        opened = [m.external for m in outcome.held if m.external]
-        hosts = [*opened, *(h for h in hosts if h not in opened)]
-        nursery.start_soon(mapper[0].keep)
-    hosts = hosts[:MAX_ADDRESSES]  # a machine with many interfaces: the best ones come first
-    say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token).format()}")
-    say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)})")
+    hosts = reachable_hosts(addresses, options.bind)[:MAX_ADDRESSES]  # many interfaces: the best ones first
+    _say_invite(hosts, port, ours, token, say)
     if options.guest:
         say(f"  admitting only the guest with fingerprint {options.guest}")
     if options.lan:
         announcement.append(await announce(port, hosts, ours, options.rules.format()))
         say("  announced on the LAN: koikoi join --lan")
+    if options.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
+        mapper.append(Mapper(port))
+        nursery.start_soon(_map_port, mapper[0], hosts, port, ours, token, say)
+
+
+def _say_invite(hosts: list[str], port: int, ours: str, token: bytes | None, say: Say) -> None:
+    say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token).format()}")
+    say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)})")
+
+
+async def _map_port(mapper: Mapper, hosts: list[str], port: int, ours: str, token: bytes | None, say: Say) -> None:
+    """Ask the router for the port while the host already waits; say what it did, and when it opened an
+    address the invite did not hold, the invite again with it first (the one to send from now on)."""
+    outcome = await mapper.open()
+    say(f"  {outcome.line}")
+    opened = [m.external for m in outcome.held if m.external]
+    if any(address not in hosts for address in opened):
+        mapped = [*opened, *(h for h in hosts if h not in opened)][:MAX_ADDRESSES]
+        say("  The router forwards the port now: send this code instead (it holds the public address):")
+        _say_invite(mapped, port, ours, token, say)
+    await mapper.keep()
 
 
 @dataclass(frozen=True, slots=True)
