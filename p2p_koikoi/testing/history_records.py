@@ -17,15 +17,26 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.engine import preset
+from p2p_koikoi.record.audits import audit_deals
 from p2p_koikoi.record.format import FORMAT_VERSION
 from p2p_koikoi.record.writer import record_name
-from p2p_koikoi.referee import Stage
+from p2p_koikoi.referee import Claim, Referee, SpectatorKnowledge, Stage
+from p2p_koikoi.referee.events import MatchEnd
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, Waiting
 from p2p_koikoi.testing.sessions import SessionPair, decide, deterministic_entropy
 from p2p_koikoi.wire import SignedEntry, encode_frame, public_bytes
 from p2p_koikoi.wire.codec import pack
 
-__all__ = ["Finish", "MatchPlan", "play_planned", "record_file_bytes", "write_record"]
+__all__ = [
+    "Finish",
+    "MatchPlan",
+    "Planned",
+    "cut_copy",
+    "play_planned",
+    "record_file_bytes",
+    "write_entries",
+    "write_record",
+]
 
 _START = 1_767_225_600  # 2026-01-01 UTC: the first planned match's date; each later one a minute on
 
@@ -83,8 +94,18 @@ def _play(pair: SessionPair, agents: tuple[RandomAgent, RandomAgent], stop_early
     raise AssertionError("the planned match does not end")
 
 
-def play_planned(plan: MatchPlan) -> list[SignedEntry]:
-    """Play the match and return the chain of the kept seat's copy."""
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """A match played: the kept seat's chain, how that seat's own referee ended it (what a history of its
+    record must count), and both players' whole chains (the host's first)."""
+
+    entries: list[SignedEntry]
+    end: MatchEnd | None
+    chains: tuple[list[SignedEntry], list[SignedEntry]]
+
+
+def play_planned(plan: MatchPlan) -> Planned:
+    """Play the match; the kept seat's copy, and how it ended."""
     entropy = deterministic_entropy(plan.label.encode())
     nonces = (entropy(32), entropy(32))
     rules = preset(plan.rules).with_option("rounds", str(plan.rounds))
@@ -102,8 +123,10 @@ def play_planned(plan: MatchPlan) -> list[SignedEntry]:
         _deliver(pair, lose=plan.actor)  # the accused is gone for good: the claim never reaches it
     elif plan.finish is Finish.ADJOURN:
         actor.adjourn("adjourned: I will be back tomorrow")
-    _deliver(pair, lose=plan.actor if plan.finish is not Finish.QUIT else None)
-    return list(pair.sessions[plan.kept].chain.entries)
+    _deliver(pair, lose=plan.actor if plan.finish is Finish.CLAIM else None)
+    kept = pair.sessions[plan.kept]
+    chains = (list(host.chain.entries), list(guest.chain.entries))
+    return Planned(list(kept.chain.entries), kept.ending, chains)
 
 
 def record_file_bytes(entries: list[SignedEntry], seat: int, created: int) -> bytes:
@@ -114,13 +137,41 @@ def record_file_bytes(entries: list[SignedEntry], seat: int, created: int) -> by
     return b"".join(frames)
 
 
-def write_record(folder: Path, plan: MatchPlan, number: int) -> Path:
-    """Play ``plan`` and write the kept copy in ``folder`` under the name the program gives it, dated
-    ``number`` minutes after the first planned match (so the folder's order is the order of play)."""
-    entries = play_planned(plan)
+def write_entries(folder: Path, plan: MatchPlan, entries: list[SignedEntry], number: int, seat: int) -> Path:
+    """Write ``entries`` as ``seat``'s copy in ``folder`` under the name the program gives it, dated ``number``
+    minutes after the first planned match (so the folder's order is the order of play)."""
     created = _START + 60 * number
     keys = (public_bytes(plan.keys[0]), public_bytes(plan.keys[1]))
-    path = folder / record_name(created, keys, plan.rules, plan.kept)
+    path = folder / record_name(created, keys, plan.rules, seat)
     folder.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(record_file_bytes(entries, plan.kept, created))
+    path.write_bytes(record_file_bytes(entries, seat, created))
     return path
+
+
+def write_record(folder: Path, plan: MatchPlan, number: int) -> tuple[Path, MatchEnd | None]:
+    """Play ``plan`` and write the kept copy (:func:`write_entries`); its path, and how the match ended."""
+    played = play_planned(plan)
+    return write_entries(folder, plan, played.entries, number, plan.kept), played.end
+
+
+def cut_copy(played: Planned, keys: tuple[Ed25519PrivateKey, Ed25519PrivateKey]) -> tuple[int, list[SignedEntry]]:
+    """A loser's forked copy of a match played out (as ``replays/make.py`` makes ``cut-copy-loser``): cut
+    where the winner owed an entry that the loser then played on from, and ended with the loser's own
+    signed claim of the winner's silence. Verified alone it shows the loser's claimed win; next to the
+    winner's copy it falls, the loser having signed entries on both branches. The loser's seat, the copy."""
+    end = played.end
+    assert end is not None and end.winner is not None
+    winner, loser = end.winner, 1 - end.winner
+    entries = played.chains[0]
+    d = next(
+        i
+        for i in range(len(entries) - 1, 0, -1)
+        if entries[i].entry.author == winner
+        and entries[i].entry.kind in ("move", "deal")
+        and any(e.entry.author == loser for e in entries[i + 1 :])
+    )
+    referee = Referee(SpectatorKnowledge(audit_deals(entries[:d])))
+    for signed in entries[:d]:
+        referee.feed(signed)
+    claim = referee.prepare(loser, "goodbye", [Claim.PEER_GONE.value, "the opponent vanished", None])
+    return loser, [*entries[:d], SignedEntry.sign(claim, keys[loser])]
