@@ -233,13 +233,3 @@ def test_both_sides_exchange_the_same_bytes_in_the_same_order() -> None:
     assert [m.to_bytes() for s, m in pipe.sides[1].transcript if s == 0] == a_sent
     kinds = [type(m) for s, m in pipe.sides[1].transcript if s == 0]
     assert kinds[:3] == [type(pipe.sides[0].transcript[0][1]), Deck, Deck]
-
-
-def test_the_documented_examples_run() -> None:
-    import doctest
-
-    from p2p_koikoi.fairness import plan, session
-
-    for module in (plan, session):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -15,9 +15,9 @@ Tane) is dead, and the tracker leaves it out rather than count towards it.
 
 >>> from p2p_koikoi.engine import preset, parse_cards
 >>> [str(p) for p in progress(parse_cards(["clover-boar maple-deer"]), preset("lemme"))]
-['Inoshikachō 2/3']
->>> progress(parse_cards(["clover-boar"]), preset("lemme"), theirs=parse_cards(["maple-deer"]))
-[]
+['Inoshikachō 2/3', 'Tane 2/5']
+>>> [str(p) for p in progress(parse_cards(["clover-boar"]), preset("lemme"), theirs=parse_cards(["maple-deer"]))]
+['Tane 1/5']
 """
 
 from __future__ import annotations
