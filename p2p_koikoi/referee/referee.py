@@ -101,6 +101,20 @@ from p2p_koikoi.referee.table import (
     state_hash,
 )
 from p2p_koikoi.wire import Entry, LocalProtocolError, RemoteProtocolError, SignedEntry, match_id_of
+from p2p_koikoi.wire.bodies import (
+    AcceptBody,
+    Body,
+    DealBody,
+    DeclineBody,
+    GoodbyeBody,
+    HereBody,
+    HikiReply,
+    MatchBody,
+    MoveBody,
+    NotAHikiReply,
+    ResultBody,
+    parse_body,
+)
 from p2p_koikoi.wire.keys import check_public_key
 
 __all__ = ["Referee"]
@@ -344,7 +358,8 @@ class Referee:
         entry = signed.entry
         if entry.kind != "match" or entry.seq != 0 or entry.author != 0:
             _fail(0, "not-a-match", "entry 0 is not the host's match entry", self._integrity_blame(0))
-        _rules, _fingerprint, keys, nonces, _limit, _software = entry.body
+        match_body = MatchBody.from_list(entry.body)
+        keys, nonces = match_body.keys, match_body.nonces
         if self.expected is not None and (tuple(keys), tuple(nonces)) != self.expected:
             _fail(0, "bad-handshake", "the match entry names other keys or nonces", 0)
         problem = check_public_key(keys[0])
@@ -400,16 +415,17 @@ class Referee:
         claim_open = self.end is not None and self.end.claimed
         if self.end is not None:  # a claim of silence or an adjournment: the next entry may void it
             self._reopen_by(entry.author)
-        if entry.kind == "here":
+        content = parse_body(entry.kind, entry.body)
+        if isinstance(content, HereBody):
             if not claim_open:
                 _fail(index, "out-of-turn", "an objection where no claim of its writer's silence stands", entry.author)
             self._check_state(index, entry)
             self._take(signed)
             self._on_objection(entry.author)
             return
-        if entry.kind == "goodbye" and not (self.stage is Stage.GOODBYE and entry.body[0] == "match-over"):
+        if isinstance(content, GoodbyeBody) and not (self.stage is Stage.GOODBYE and content.reason == "match-over"):
             self._take(signed)
-            self._on_goodbye(index, entry.author, entry.body)
+            self._on_goodbye(index, entry.author, content)
             return
         turn = self.floor()
         if entry.author != turn:
@@ -418,7 +434,7 @@ class Referee:
         self._check_state(index, entry)
         self._take(signed)
         self._owed_since = index + 1
-        self._on_entry(entry.kind, entry.body)
+        self._on_entry(content)
 
     def _check_state(self, index: int, entry: Entry) -> None:
         if not self._signed_by_us and entry.state != self.state_hash():  # ours: prepare() just wrote it
@@ -465,29 +481,32 @@ class Referee:
             _fail(self._entry, "repeated-objection", text, author)
         self._objected_at = self._owed_since
 
-    def _on_entry(self, kind: str, body: list[Any]) -> None:
+    def _on_entry(self, body: Body) -> None:
         stage = self.stage
-        if kind == "match" and stage is Stage.MATCH:
-            self._on_match(body)
-        elif kind in ("accept", "decline") and stage is Stage.ACCEPT:
-            self._on_accept(kind, body)
-        elif kind == "deal" and stage in (Stage.FIRST_DEALER, Stage.SETUP, Stage.HANDS, Stage.AUDIT):
-            self._on_deal_message(body)
-        elif kind == "move" and stage is Stage.EXCHANGE:
-            self._on_exchange(body)
-        elif kind in ("move", "deal") and stage is Stage.PLAY:
-            self._on_play(kind, body)
-        elif kind == "result" and stage is Stage.RESULT:
-            self._on_result(body)
-        elif kind == "goodbye" and stage is Stage.GOODBYE:
-            self._next_slot()
-        else:
-            _fail(self._entry, "out-of-turn", f"a {kind} entry in the {stage.value} stage", self._author)
+        match body:
+            case MatchBody() if stage is Stage.MATCH:
+                self._on_match(body)
+            case AcceptBody() | DeclineBody() if stage is Stage.ACCEPT:
+                self._on_accept(body)
+            case DealBody() if stage in (Stage.FIRST_DEALER, Stage.SETUP, Stage.HANDS, Stage.AUDIT):
+                self._on_deal_message(body)
+            case MoveBody() if stage is Stage.EXCHANGE:
+                self._on_exchange(body)
+            case DealBody() if stage is Stage.PLAY:
+                self._on_stock_key(body)
+            case MoveBody() if stage is Stage.PLAY:
+                self._on_play(body)
+            case ResultBody() if stage is Stage.RESULT:
+                self._on_result(body)
+            case GoodbyeBody() if stage is Stage.GOODBYE:
+                self._next_slot()
+            case _:
+                _fail(self._entry, "out-of-turn", f"a {body.KIND} entry in the {stage.value} stage", self._author)
 
-    def _on_match(self, body: list[Any]) -> None:
-        rules_text, fingerprint, _keys, _nonces, turn_limit, software = body
+    def _on_match(self, body: MatchBody) -> None:
+        fingerprint, turn_limit, software = body.fingerprint, body.turn_limit, body.software
         try:
-            rules = parse_rules(rules_text)
+            rules = parse_rules(body.rules)
         except EngineError as exc:
             _fail(0, "bad-rules", f"the host's rules do not parse: {exc}", 0)
         if bytes.fromhex(rules.fingerprint) != fingerprint:
@@ -497,13 +516,13 @@ class Referee:
         self.stage = Stage.ACCEPT
         self.visitor.begin_match(MatchInfo(rules, self.keys, ("host", "guest"), self.match_id, software, turn_limit))
 
-    def _on_accept(self, kind: str, body: list[Any]) -> None:
+    def _on_accept(self, body: AcceptBody | DeclineBody) -> None:
         rules = self.rules
         assert rules is not None
-        if kind == "decline":
-            self.finish(MatchEnd(Ending.DECLINED, 1, body[0]))
+        if isinstance(body, DeclineBody):
+            self.finish(MatchEnd(Ending.DECLINED, 1, body.reason))
             return
-        if body[0] != bytes.fromhex(rules.fingerprint):
+        if body.fingerprint != bytes.fromhex(rules.fingerprint):
             _fail(self._entry, "bad-rules", "the guest accepted other rules", 1)
         self._enter(Stage.FIRST_DEALER)
 
@@ -522,11 +541,10 @@ class Referee:
         deal = self.deal
         return deal.parse(self._author, data) if deal is not None else parse_message(data)
 
-    def _on_deal_message(self, body: list[Any]) -> None:
-        number, redeal, data = body
-        if number != self.round_number or redeal != self.deal_redeal():
+    def _on_deal_message(self, body: DealBody) -> None:
+        if body.round != self.round_number or body.redeal != self.deal_redeal():
             _fail(self._entry, "wrong-round", "a deal message for another round", self._author)
-        message = self._parse(data)
+        message = self._parse(body.message)
         kind, number_due = self.slots()[self.step]
         if not isinstance(message, kind) or (isinstance(message, Deck) and message.number != number_due):
             due = f"deck pass {number_due}" if kind is Deck else kind.__name__
@@ -687,12 +705,12 @@ class Referee:
         self.visitor.round_played(played)
         self._enter(Stage.RESULT)
 
-    def _on_result(self, body: list[Any]) -> None:
+    def _on_result(self, body: ResultBody) -> None:
         result = self.result
         assert result is not None
-        expected = result_body(result)
-        if body != expected:
-            fields = zip(RESULT_FIELDS, body, expected, strict=True)
+        expected, written = result_body(result), body.to_list()
+        if written != expected:
+            fields = zip(RESULT_FIELDS, written, expected, strict=True)
             name, claimed, due = next((n, a, b) for n, a, b in fields if a != b)
             text = f"seat {self._author}'s count of the round differs in the {name}: {claimed!r}, not {due!r}"
             _fail(self._entry, "result-mismatch", text, self._author)
@@ -712,8 +730,8 @@ class Referee:
 
     # ------------------------------------------------------------------ play
 
-    def _on_exchange(self, body: list[Any]) -> None:
-        if body[0] != self.round_number:
+    def _on_exchange(self, body: MoveBody) -> None:
+        if body.round != self.round_number:
             _fail(self._entry, "wrong-round", "a move for another round", self._author)
         action = self._parse_action(body, allow_show=False, allow_keys=False)
         if not isinstance(action, Exchange):
@@ -725,12 +743,12 @@ class Referee:
             deal.exchange_hands()
         self._enter(Stage.HANDS)
 
-    def _parse_action(self, body: list[Any], *, allow_show: bool, allow_keys: bool) -> AnyAction:
-        text = body[1]
+    def _parse_action(self, body: MoveBody, *, allow_show: bool, allow_keys: bool) -> AnyAction:
+        text = body.action
         action = Action.parse(text)
         if str(action) != text:
             _fail(self._entry, "not-canonical", f"the move {text!r} is not in canonical form", self._author)
-        if (body[2] is not None and not allow_show) or (body[3] is not None and not allow_keys):
+        if (body.show is not None and not allow_show) or (body.keys is not None and not allow_keys):
             _fail(self._entry, "unexpected-field", "the move carries fields it may not", self._author)
         return action
 
@@ -751,15 +769,12 @@ class Referee:
             _fail(self._entry, "bad-message", "the keys field holds another message", self._author)
         return message
 
-    def _on_play(self, kind: str, body: list[Any]) -> None:
-        if kind == "deal":
-            self._on_stock_key(body)
-            return
-        number, text, show, keys = body
-        if number != self.round_number:
+    def _on_play(self, body: MoveBody) -> None:
+        show, keys = body.show, body.keys
+        if body.round != self.round_number:
             _fail(self._entry, "wrong-round", "a move for another round", self._author)
         if self.gaji_pending is not None:
-            self._on_hiki_answer(text, show, keys)
+            self._on_hiki_answer(body)
             return
         action = self._parse_action(body, allow_show=True, allow_keys=True)
         shown = self._show(show)
@@ -776,13 +791,12 @@ class Referee:
             _fail(self._entry, "unexpected-show", "only plays and claims show cards", author)
         self._apply(action, author)
 
-    def _on_stock_key(self, body: list[Any]) -> None:
+    def _on_stock_key(self, body: DealBody) -> None:
         rnd, deal, author = self.round, self.deal, self._author
         assert rnd is not None and deal is not None
-        number, redeal, data = body
-        if number != self.round_number or redeal != self.redeal or rnd.phase is not Phase.DRAW:
+        if body.round != self.round_number or body.redeal != self.redeal or rnd.phase is not Phase.DRAW:
             _fail(self._entry, "out-of-turn", "a deal message out of turn", author)
-        message = self._parse(data)
+        message = self._parse(body.message)
         if not isinstance(message, Keys):
             _fail(self._entry, "out-of-turn", "only a stock key is expected now", author)
         self.key_out[author] = True
@@ -824,26 +838,30 @@ class Referee:
             if exc.rule != "gaji-blocked-by-hiki" or known:
                 raise
 
-    def _on_hiki_answer(self, text: str, show: bytes | None, keys: bytes | None) -> None:
+    def _on_hiki_answer(self, body: MoveBody) -> None:
         """The other seat answers a Gaji play onto a month of three."""
         pending, rnd, author = self.gaji_pending, self.round, self._author
         assert pending is not None and rnd is not None and pending.target is not None
         self.gaji_pending = None
-        if text == "no-hiki" and show is None and keys is None:
+        if body.action == "no-hiki" and body.show is None and body.keys is None:
             self._apply(pending, rnd.turn)
             return
-        words = text.split()
-        if len(words) != 2 or words[0] != "hiki" or keys is not None:
-            _fail(self._entry, "bad-hiki", "a Gaji play must be answered with hiki CARD or no-hiki", author)
-        card = Card.parse(words[1])
-        if text != f"hiki {card.id}":
-            _fail(self._entry, "not-canonical", f"the Hiki answer {text!r} is not in canonical form", author)
-        if card.month != pending.target.month or self._show(show) != card.bit:
+        try:
+            if body.keys is not None:
+                raise NotAHikiReply("a Hiki answer carries no stock key")
+            card = HikiReply.parse(body.action).card
+            if card is None:
+                raise NotAHikiReply("no-hiki shows nothing")
+        except NotAHikiReply as exc:
+            if not exc.canonical:
+                _fail(self._entry, "not-canonical", str(exc), author)
+            _fail(self._entry, "bad-hiki", f"a Gaji play must be answered with hiki CARD or no-hiki ({exc})", author)
+        if card.month != pending.target.month or self._show(body.show) != card.bit:
             _fail(self._entry, "bad-hiki", "the Hiki card is not the fourth of that month", author)
         self._hiki.append(HikiAnswer(len(rnd.history), rnd.turn, pending, card))
         if not rnd.hands[author] & card.bit:
             rnd.reveal(author, card.bit)
-        self.visitor.moves(author, (), f"hiki {card.id}")
+        self.visitor.moves(author, (), HikiReply(card).format())
 
     def needs_hiki_answer(self, action: Play) -> bool:
         """A Gaji wildcard aimed at a month of three waits for the other seat's Hiki answer."""
@@ -884,11 +902,11 @@ class Referee:
 
     # ------------------------------------------------------------------ the end
 
-    def _on_goodbye(self, index: int, author: int, body: list[Any]) -> None:
+    def _on_goodbye(self, index: int, author: int, body: GoodbyeBody) -> None:
         """Rule on a ``goodbye`` outside the GOODBYE stage (it has joined the chain): the endings table
         (``endings.py``) decides, and only this applies the decision."""
-        claim, reason = Claim.parse(body[0])
-        text = body[1]
+        claim, reason = Claim.parse(body.reason)
+        text = body.text
         owed = self._owed()
         finding = self.finding
         goodbye = endings.Goodbye(
@@ -907,7 +925,7 @@ class Referee:
             self.finish(MatchEnd(Ending.FINISHED, author, text, outcome, owed))
             return
         if rule.name in ("accusation", "integrity-accusation"):
-            self.accusation = endings.Accusation(index, author, reason, text, body[2] if len(body) > 2 else None)
+            self.accusation = endings.Accusation(index, author, reason, text, body.evidence)
         loser = self._loser(rule, author, owed)
         if rule.name == "accusation" and self.finding is None:
             loser = self._examine(author)

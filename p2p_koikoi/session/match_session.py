@@ -66,6 +66,19 @@ from p2p_koikoi.referee import (
 )
 from p2p_koikoi.referee.findings import BadBytes
 from p2p_koikoi.wire import LocalProtocolError, RemoteProtocolError, SignedEntry, public_bytes
+from p2p_koikoi.wire.bodies import (
+    AcceptBody,
+    Body,
+    DealBody,
+    DeclineBody,
+    GoodbyeBody,
+    HereBody,
+    HikiReply,
+    MatchBody,
+    MoveBody,
+    ResultBody,
+    parse_body,
+)
 
 __all__ = ["SOFTWARE", "MatchSession", "SessionEnd", "SessionEvent", "Stage", "Waiting"]
 
@@ -296,13 +309,13 @@ class MatchSession:
         """The guest accepts the host's rules."""
         if self.waiting is not Waiting.ACCEPT or self.rules is None:
             raise LocalProtocolError("not-now", "there are no rules to accept now")
-        self._write("accept", [bytes.fromhex(self.rules.fingerprint)])
+        self._write_body(AcceptBody(bytes.fromhex(self.rules.fingerprint)))
         self._pump()
 
     def decline(self, reason: str = "declined the rules") -> None:
         if self.waiting is not Waiting.ACCEPT:
             raise LocalProtocolError("not-now", "there are no rules to decline now")
-        self._write("decline", [reason[:300]])
+        self._write_body(DeclineBody(reason[:300]))
 
     def submit(self, action: AnyAction) -> None:
         """Our seat's move; checked by the referee like any entry."""
@@ -311,7 +324,7 @@ class MatchSession:
         if self.referee.stage is Stage.EXCHANGE:
             if not isinstance(action, Exchange):
                 raise LocalProtocolError("not-now", "the non-dealer chooses to exchange hands or keep them")
-            self._write("move", [self.round_number, str(action), None, None])
+            self._write_body(MoveBody(self.round_number, str(action)))
         else:
             self._submit_move(action)
         self._pump()
@@ -371,14 +384,15 @@ class MatchSession:
         """
         if not entries or entries[0].entry.kind != "match":
             raise LocalProtocolError("restore", "a record starts with the match entry")
-        rules_text, _fingerprint, keys, nonces, turn_limit, _software = entries[0].entry.body
+        opening = MatchBody.from_list(entries[0].entry.body)
+        keys = opening.keys
         session = cls(
             seat,
             identity,
             keys[1 - seat],
-            (nonces[0], nonces[1]),
-            rules=parse_rules(rules_text) if seat == 0 else None,
-            turn_limit=turn_limit,
+            opening.nonces,
+            rules=parse_rules(opening.rules) if seat == 0 else None,
+            turn_limit=opening.turn_limit,
             master_secret=master_secret,
         )
         if keys[seat] != public_bytes(identity):
@@ -417,28 +431,29 @@ class MatchSession:
         signed.verify(self.keys[self.seat])
         if not self.outgoing:
             self._lift()
-            self._decide_as_recorded(entry.kind, entry.body)
+            self._decide_as_recorded(parse_body(entry.kind, entry.body))
         if not self.outgoing:
             raise LocalProtocolError("restore-mismatch", f"entry {entry.seq} is ours, but we would not write it now")
         produced = self.outgoing.pop(0)
         if produced.data != signed.data:
             raise LocalProtocolError("restore-mismatch", f"entry {entry.seq} does not come out the same again")
 
-    def _decide_as_recorded(self, kind: str, body: list[Any]) -> None:
-        if kind == "accept":
-            self.accept()
-        elif kind == "decline":
-            self.decline(body[0])
-        elif kind == "move" and self.waiting is Waiting.MOVE:
-            self.submit(Action.parse(body[1]))
-        elif kind == "here":
-            self._write("here", [body[0]])
-        elif kind == "goodbye":
-            claim, _ = Claim.parse(body[0])
-            if claim is Claim.VIOLATION:
-                self._write("goodbye", [body[0], body[1], body[2]])
-            else:
-                self._goodbye(claim, body[1])
+    def _decide_as_recorded(self, body: Body) -> None:
+        match body:
+            case AcceptBody():
+                self.accept()
+            case DeclineBody():
+                self.decline(body.reason)
+            case MoveBody() if self.waiting is Waiting.MOVE:
+                self.submit(Action.parse(body.action))
+            case HereBody():
+                self._write_body(body)
+            case GoodbyeBody():
+                claim, _ = Claim.parse(body.reason)
+                if claim is Claim.VIOLATION:
+                    self._write_body(body)
+                else:
+                    self._goodbye(claim, body.text)
 
     def mark_sent(self, count: int) -> None:
         """The peer holds our entries below ``count`` already: do not send them again."""
@@ -519,14 +534,15 @@ class MatchSession:
             self.events.append(SessionEvent("claimed-against", self.peer, end.text))
         for signed in withdrawn:
             self._pump()
-            if signed.entry.kind in ("move", "accept", "decline", "here"):
-                self._decide_as_recorded(signed.entry.kind, signed.entry.body)
+            body = parse_body(signed.entry.kind, signed.entry.body)
+            if isinstance(body, MoveBody | AcceptBody | DeclineBody | HereBody):
+                self._decide_as_recorded(body)
         self._pump()
         if self._replaying:
             return  # our answer, if we gave one, is the next entry of the record being replayed
         last = self.referee.entries[-1].entry
         if last.kind == "goodbye" and self.waiting in (Waiting.MOVE, Waiting.ACCEPT) and self.referee.may_object():
-            self._write("here", ["I am here: my player is still deciding"])
+            self._write_body(HereBody("I am here: my player is still deciding"))
 
     def _rebuild(self, entries: Sequence[SignedEntry]) -> None:
         """Our side of the match as it stood after ``entries`` (a crossing withdrew what followed): every
@@ -572,12 +588,17 @@ class MatchSession:
                 return
             context = self.referee.deal_context()
             evidence = self.knowledge.secret_for(context) if context is not None else None
-            self._write("goodbye", [f"violation:{exc.reason}"[:60], str(exc)[:400], evidence])
+            self._write_body(GoodbyeBody(f"violation:{exc.reason}"[:60], str(exc)[:400], evidence))
 
     # ------------------------------------------------------------ writing
 
+    def _write_body(self, body: Body) -> SignedEntry:
+        """Write ``body`` as our next entry (through :meth:`_write`, the one place an entry is signed)."""
+        return self._write(body.KIND, body.to_list())
+
     def _write(self, kind: str, body: list[Any]) -> SignedEntry:
-        """Prepare, sign and append one entry of ours; it joins the outbox."""
+        """Prepare, sign and append one entry of ours; it joins the outbox. Takes the wire's list, so a
+        test's cheating seat can alter one field of it to anything at all."""
         entry = self.referee.prepare(self.seat, kind, body)
         signed = SignedEntry.sign(entry, self.identity)
         try:
@@ -599,7 +620,7 @@ class MatchSession:
         return signed
 
     def _goodbye(self, claim: Claim, text: str) -> None:
-        self._write("goodbye", [claim.value, text[:400], None])
+        self._write_body(GoodbyeBody(claim.value, text[:400]))
 
     def _pump(self) -> None:
         """Write every entry that needs no decision while we hold the floor."""
@@ -615,22 +636,21 @@ class MatchSession:
         if stage is Stage.MATCH:
             rules = self._offered
             assert rules is not None
-            keys, nonces = list(self.keys), list(self.nonces)
-            body = [rules.format(), bytes.fromhex(rules.fingerprint), keys, nonces, self._turn_limit, SOFTWARE]
-            self._write("match", body)
+            fingerprint = bytes.fromhex(rules.fingerprint)
+            self._write_body(MatchBody(rules.format(), fingerprint, self.keys, self.nonces, self._turn_limit, SOFTWARE))
             return True
         if stage in (Stage.ACCEPT, Stage.EXCHANGE):
             return False
         if stage in (Stage.FIRST_DEALER, Stage.SETUP, Stage.HANDS, Stage.AUDIT):
             message = self._next_deal_message()
-            self._write("deal", [self.round_number, referee.deal_redeal(), message.to_bytes()])
+            self._write_body(DealBody(self.round_number, referee.deal_redeal(), message.to_bytes()))
             return True
         if stage is Stage.RESULT:
             assert referee.result is not None
-            self._write("result", result_body(referee.result))
+            self._write_body(ResultBody.from_list(result_body(referee.result)))
             return True
         if stage is Stage.GOODBYE:
-            self._write("goodbye", [Claim.MATCH_OVER.value, "thank you for the game", None])
+            self._write_body(GoodbyeBody(Claim.MATCH_OVER.value, "thank you for the game"))
             return True
         return self._write_play_automatic()
 
@@ -685,12 +705,12 @@ class MatchSession:
             if fourth:
                 card = Card(fourth.bit_length() - 1)
                 show = self._one(fair.show([self._position_of(card)]))
-                self._write("move", [self.round_number, f"hiki {card.id}", show, None])
+                self._write_body(MoveBody(self.round_number, HikiReply(card).format(), show))
             else:
-                self._write("move", [self.round_number, "no-hiki", None, None])
+                self._write_body(MoveBody(self.round_number, HikiReply(None).format()))
             return True
         if rnd.phase is Phase.DRAW:
-            self._write("deal", [self.round_number, self.redeal, self._one(fair.draw())])
+            self._write_body(DealBody(self.round_number, self.redeal, self._one(fair.draw())))
             return True
         if rnd.phase is Phase.HAND_YAKU:
             (action,) = rnd.legal_actions()  # a hand yaku must be claimed, so there is no choice to make
@@ -713,7 +733,7 @@ class MatchSession:
         elif isinstance(action, ClaimHandYaku):
             positions = [self._position_of(c) for c in Card if action.cards >> c & 1]
             show = self._one(fair.show(positions))
-        self._write("move", [self.round_number, str(action), show, keys])
+        self._write_body(MoveBody(self.round_number, str(action), show, keys))
 
     # ------------------------------------------------------------ endings
 
