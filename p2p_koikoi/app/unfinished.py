@@ -24,6 +24,7 @@ from p2p_koikoi.record.reader import Header, Record, RecordError, RecordVisitor,
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.wire import MAX_FRAME, LocalProtocolError, RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire.bodies import MatchBody
 
 __all__ = ["CatchingUp", "ResumeError", "Unfinished", "find_unfinished", "restore_match", "tell_so_far"]
 
@@ -64,8 +65,9 @@ def _between(path: Path, my_key: bytes, peer_key: bytes) -> bool:
     entry = first.entry
     if entry.kind != "match" or second.entry.kind != "accept":
         return False
-    keys = entry.body[2]  # [host key, guest key], shape-checked by the entry's schema
-    return bytes(keys[seat]) == my_key and bytes(keys[1 - seat]) == peer_key
+    body = entry.content
+    assert isinstance(body, MatchBody)
+    return body.keys[seat] == my_key and body.keys[1 - seat] == peer_key
 
 
 class _Opening(RecordVisitor["tuple[int, SignedEntry, SignedEntry] | None"]):

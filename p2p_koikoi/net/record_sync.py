@@ -30,7 +30,8 @@ from typing import Protocol
 import trio
 
 from p2p_koikoi.fairness import MessageFormatError, Reveal, parse_message
-from p2p_koikoi.wire import SignedEntry
+from p2p_koikoi.wire import RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire.bodies import DealBody
 
 __all__ = ["RecordFile", "RecordSync", "reveals_secret"]
 
@@ -54,12 +55,10 @@ class RecordFile(Protocol):
 def reveals_secret(signed: SignedEntry) -> bool:
     """Whether this entry gives away a secret: a ``deal`` entry whose message is a Reveal (a round's
     deal secret, or the coin flip's value)."""
-    entry = signed.entry
-    if entry.kind != "deal" or len(entry.body) < 3 or not isinstance(entry.body[2], bytes):
-        return False
     try:
-        return isinstance(parse_message(entry.body[2]), Reveal)
-    except MessageFormatError:
+        body = signed.entry.content
+        return isinstance(body, DealBody) and isinstance(parse_message(body.message), Reveal)
+    except (MessageFormatError, RemoteProtocolError):
         return False
 
 

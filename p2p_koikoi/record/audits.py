@@ -24,6 +24,7 @@ from p2p_koikoi.engine.rules import FirstDealer
 from p2p_koikoi.fairness import DealContext, FairnessError, Purpose, audit_transcript, parse_message
 from p2p_koikoi.fairness.watch import AuditedDeal
 from p2p_koikoi.wire import SignedEntry, match_id_of
+from p2p_koikoi.wire.bodies import DealBody, MatchBody, MoveBody
 
 __all__ = ["AuditJob", "DealKey", "audit_deals", "audit_jobs", "run_audit"]
 
@@ -46,28 +47,27 @@ def audit_jobs(entries: Sequence[SignedEntry]) -> list[AuditJob]:
     """Every deal of the record whose two secrets are out, ready to audit."""
     if not entries or entries[0].entry.kind != "match":
         return []
-    rules_text, _fingerprint, keys, nonces, _limit, _software = entries[0].entry.body
+    opening = entries[0].entry.content
+    assert isinstance(opening, MatchBody)
     try:
-        coin = parse_rules(rules_text).first_dealer is FirstDealer.COIN
+        coin = parse_rules(opening.rules).first_dealer is FirstDealer.COIN
     except EngineError:
         return []
-    identity_keys = (keys[0], keys[1])
-    match_id = match_id_of(identity_keys, (nonces[0], nonces[1]))
+    identity_keys = opening.keys
+    match_id = match_id_of(identity_keys, opening.nonces)
     deals: dict[DealKey, list[tuple[int, bytes]]] = {}
     latest: dict[int, int] = {}  # the redeal in play for each round, as the walk will see it
     for signed in entries[1:]:
-        entry = signed.entry
-        if entry.kind == "deal":
-            number, redeal, data = entry.body
-            deals.setdefault((number, redeal), []).append((entry.author, data))
-            latest[number] = redeal
-        elif entry.kind == "move":
-            number, _text, show, released = entry.body
-            redeal = latest.get(number)
+        entry, body = signed.entry, signed.entry.content
+        if isinstance(body, DealBody):
+            deals.setdefault((body.round, body.redeal), []).append((entry.author, body.message))
+            latest[body.round] = body.redeal
+        elif isinstance(body, MoveBody):
+            redeal = latest.get(body.round)
             if redeal is not None:
-                for data in (show, released):
+                for data in (body.show, body.keys):
                     if data is not None:
-                        deals[(number, redeal)].append((entry.author, data))
+                        deals[(body.round, redeal)].append((entry.author, data))
     jobs = []
     for (number, redeal), messages in deals.items():
         if number == 0 and coin:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from p2p_koikoi.referee.events import MatchEnd
 from p2p_koikoi.wire import SignedEntry
+from p2p_koikoi.wire.bodies import GoodbyeBody
 
 __all__ = ["Comparison", "Copy", "CopyComparison", "Ruling", "compare_copies", "describe_entry"]
 
@@ -148,8 +149,9 @@ def describe_entry(signed: SignedEntry) -> str:
     """An entry in words: ``seat 1's goodbye (peer-gone)``."""
     entry = signed.entry
     what = entry.kind
-    if entry.kind == "goodbye" and entry.body and isinstance(entry.body[0], str):
-        what += f" ({entry.body[0]})"
+    body = entry.content
+    if isinstance(body, GoodbyeBody):
+        what += f" ({body.reason})"
     return f"seat {entry.author}'s {what}"
 
 
@@ -186,10 +188,7 @@ def _compare(first: Copy, second: Copy) -> CopyComparison:
         # Proof that ``author`` cheated: a copy that makes it the winner falls; what the other says stands.
         stands = tuple(i for i in (0, 1) if copies[i].ruling.winner not in (author,))
         kept = "; ".join(f"{names[i]} stands" for i in stands) or "neither copy stands"
-        text = (
-            f"seat {author} signed two different entries numbered {d}, one in each copy: it forked the chain; "
-            f"{kept}"
-        )
+        text = f"seat {author} signed two different entries numbered {d}, one in each copy: it forked the chain; {kept}"
         return CopyComparison(Comparison.FORK, d, longer, stands, text, author, None, parting)
     crossed = _crossing(copies, d)
     if crossed is not None:

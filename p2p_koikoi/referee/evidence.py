@@ -28,6 +28,7 @@ from p2p_koikoi.fairness.derive import Contribution
 from p2p_koikoi.fairness.shuffle import unlock
 from p2p_koikoi.fairness.watch import DealWatch
 from p2p_koikoi.referee.findings import Finding
+from p2p_koikoi.wire.bodies import DealBody, MoveBody
 
 if TYPE_CHECKING:
     from p2p_koikoi.referee.endings import Accusation
@@ -63,11 +64,11 @@ def _deal_messages(referee: Referee) -> list[tuple[int, int, Message]]:
     """Every deal message of the deal in progress, as (entry, author, message), in chain order."""
     out: list[tuple[int, int, Message]] = []
     for index in range(referee.deal_start, len(referee.entries)):
-        entry = referee.entries[index].entry
-        if entry.kind == "deal":
-            out.append((index, entry.author, parse_message(entry.body[2])))
-        elif entry.kind == "move" and len(entry.body) == 4:
-            for field in (entry.body[2], entry.body[3]):
+        entry, body = referee.entries[index].entry, referee.entries[index].entry.content
+        if isinstance(body, DealBody):
+            out.append((index, entry.author, parse_message(body.message)))
+        elif isinstance(body, MoveBody):
+            for field in (body.show, body.keys):
                 if field is not None:
                     out.append((index, entry.author, parse_message(field)))
     return out

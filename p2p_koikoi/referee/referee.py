@@ -113,7 +113,6 @@ from p2p_koikoi.wire.bodies import (
     MoveBody,
     NotAHikiReply,
     ResultBody,
-    parse_body,
 )
 from p2p_koikoi.wire.keys import check_public_key
 
@@ -415,7 +414,7 @@ class Referee:
         claim_open = self.end is not None and self.end.claimed
         if self.end is not None:  # a claim of silence or an adjournment: the next entry may void it
             self._reopen_by(entry.author)
-        content = parse_body(entry.kind, entry.body)
+        content = entry.content
         if isinstance(content, HereBody):
             if not claim_open:
                 _fail(index, "out-of-turn", "an objection where no claim of its writer's silence stands", entry.author)

@@ -29,6 +29,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from p2p_koikoi.wire.bodies import Body, parse_body
 from p2p_koikoi.wire.codec import pack, unpack
 from p2p_koikoi.wire.errors import LocalProtocolError, RemoteProtocolError
 from p2p_koikoi.wire.schema import check_body
@@ -57,6 +58,12 @@ class Entry:
     body: list[Any]
     state: bytes
     version: int = VERSION
+
+    @property
+    def content(self) -> Body:
+        """The body as its value type (:mod:`p2p_koikoi.wire.bodies`), read by name, not by position;
+        :class:`RemoteProtocolError` for a body that does not fit its kind (a decoded entry always fits)."""
+        return parse_body(self.kind, self.body)
 
     def encode(self) -> bytes:
         return pack([self.version, self.match_id, self.seq, self.prev, self.author, self.kind, self.body, self.state])
