@@ -16,7 +16,6 @@ Matches are in the order they were played, which is the order of their file name
 from __future__ import annotations
 
 import enum
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any
 from p2p_koikoi.app.call_names import CallNames
 from p2p_koikoi.app.history_check import Checked, check_records
 from p2p_koikoi.app.identity import data_dir, load_identity
-from p2p_koikoi.app.listing import recent_records
+from p2p_koikoi.app.listing import recent_records, record_date
 from p2p_koikoi.app.netplay import replay_dir
 from p2p_koikoi.app.ratings import Ratings, Scored, rate_history
 from p2p_koikoi.app.record_facts import RecordFacts
@@ -240,14 +239,6 @@ class History:
         }
 
 
-def _date(path: Path) -> str:
-    try:
-        stamp = time.strptime(path.name[:15], "%Y%m%d-%H%M%S")
-    except ValueError:
-        return "?"
-    return time.strftime("%Y-%m-%d %H:%M UTC", stamp)
-
-
 def _why_left(facts: RecordFacts, ours: str) -> tuple[LeftOut, str] | None:
     """Why a record is left out, or None when it counts (its ending decides a result)."""
     if facts.verdict != "verified":
@@ -269,7 +260,7 @@ def _counted(checked: Checked, number: int, ours: str) -> Counted:
     return Counted(
         checked.path,
         number,
-        _date(checked.path),
+        record_date(checked.path),
         facts.keys[1 - seat] or "",
         result,
         Way(facts.how),

@@ -138,7 +138,8 @@ def begun(report: VerifyReport) -> bool:
     return len(chain) >= 2 and chain[1].entry.kind == "accept"
 
 
-def _date(path: Path) -> str:
+def record_date(path: Path) -> str:
+    """When a record began, from its file name (the writer's clock: unsigned, see RECORD.md section 2)."""
     try:
         stamp = time.strptime(path.name[:15], "%Y%m%d-%H%M%S")
     except ValueError:
@@ -163,6 +164,6 @@ def list_records(directory: Path | None = None, limit: int = 10, jobs: int | Non
         if practice and open_ending and begun(report):  # the bot lived in that process: nothing to resume with
             result += " (practice: cannot be taken up again)"
         opponent = _opponent(path, report, practice)
-        listed = Listed(number, path, _date(path), opponent, report.rules or "?", result, verdict, resumable)
+        listed = Listed(number, path, record_date(path), opponent, report.rules or "?", result, verdict, resumable)
         out.append(listed)
     return out
