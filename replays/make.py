@@ -78,11 +78,11 @@ from p2p_koikoi.fairness import DealContext, Deck, FairDeal
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import greet_as_guest, greet_as_host
 from p2p_koikoi.net.runner import run_match
-from p2p_koikoi.record.audits import audit_deals
 from p2p_koikoi.record.writer import RecordWriter
-from p2p_koikoi.referee import Claim, Referee, SpectatorKnowledge, Stage
+from p2p_koikoi.referee import Stage
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, Waiting
 from p2p_koikoi.testing import SessionPair, decide, deterministic_entropy
+from p2p_koikoi.testing.copies import cut_copy
 from p2p_koikoi.wire import RemoteProtocolError, SignedEntry, public_bytes
 
 HERE = Path(__file__).resolve().parent
@@ -519,18 +519,7 @@ def cut_copy_samples(folder: Path) -> list[Path]:
     assert end is not None and end.winner is not None
     winner, loser = end.winner, 1 - end.winner
     entries = list(table.pair.host.chain.entries)
-    d = next(
-        i
-        for i in range(len(entries) - 1, 0, -1)
-        if entries[i].entry.author == winner
-        and entries[i].entry.kind in ("move", "deal")
-        and any(e.entry.author == loser for e in entries[i + 1 :])
-    )
-    referee = Referee(SpectatorKnowledge(audit_deals(entries[:d])))
-    for signed in entries[:d]:
-        referee.feed(signed)
-    claim = referee.prepare(loser, "goodbye", [Claim.PEER_GONE.value, "the opponent vanished", None])
-    cut = [*entries[:d], SignedEntry.sign(claim, table.pair.keys[loser])]
+    cut = cut_copy(entries, winner, table.pair.keys[loser])
     made = []
     for seat, chain, name in ((winner, entries, "cut-copy-winner"), (loser, cut, "cut-copy-loser")):
         record = RecordWriter(folder / name, named(f"{name}.koikoi"), seat=seat, software=SOFTWARE)

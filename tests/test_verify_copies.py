@@ -17,11 +17,11 @@ import pytest
 from typer.testing import CliRunner
 
 from p2p_koikoi.cli.main import app
-from p2p_koikoi.record.audits import audit_deals
 from p2p_koikoi.record.copies import Comparison, Copy, CopyComparison, Ruling, compare_copies
 from p2p_koikoi.record.verify import VerifyReport
-from p2p_koikoi.referee import Referee, SpectatorKnowledge
+from p2p_koikoi.testing.copies import goodbye_after, owed_by
 from p2p_koikoi.wire import Entry, SignedEntry
+from p2p_koikoi.wire.bodies import GoodbyeBody
 from tests.record_support import Keys, honest, record_bytes, resign, verify_entries
 
 Chain = list[SignedEntry]
@@ -38,23 +38,9 @@ def match() -> tuple[Chain, Keys, int]:
     return list(played.entries), played.keys, winner
 
 
-def owed_by(entries: Chain, seat: int, *, then: int | None = None) -> int:
-    """An entry of ``seat`` (not the match entry nor a goodbye) late in the match, followed by an entry of
-    seat ``then``: a point where ``seat`` owed the next entry and the other wrote more after it."""
-    for index in range(len(entries) - 1, 0, -1):
-        entry = entries[index].entry
-        later = {e.entry.author for e in entries[index + 1 :]}
-        if entry.author == seat and entry.kind in ("move", "deal") and (then is None or then in later):
-            return index
-    raise LookupError(seat)
-
-
 def goodbye(prefix: Chain, author: int, keys: Keys, reason: str, text: str = "") -> SignedEntry:
     """``author``'s goodbye chained after ``prefix``, written as the referee has a seat write it."""
-    referee = Referee(SpectatorKnowledge(audit_deals(prefix)))
-    for signed in prefix:
-        referee.feed(signed)
-    return SignedEntry.sign(referee.prepare(author, "goodbye", [reason, text or reason, None]), keys[author])
+    return goodbye_after(prefix, keys[author], author, GoodbyeBody(reason, text or reason))
 
 
 def chained(head: SignedEntry, old: SignedEntry, keys: Keys) -> SignedEntry:

@@ -17,12 +17,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.engine import preset
-from p2p_koikoi.record.audits import audit_deals
 from p2p_koikoi.record.format import FORMAT_VERSION
 from p2p_koikoi.record.writer import record_name
-from p2p_koikoi.referee import Claim, Referee, SpectatorKnowledge, Stage
+from p2p_koikoi.referee import Stage
 from p2p_koikoi.referee.events import MatchEnd
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, Waiting
+from p2p_koikoi.testing import copies
 from p2p_koikoi.testing.sessions import SessionPair, decide, deterministic_entropy
 from p2p_koikoi.wire import SignedEntry, encode_frame, public_bytes
 from p2p_koikoi.wire.codec import pack
@@ -161,17 +161,5 @@ def cut_copy(played: Planned, keys: tuple[Ed25519PrivateKey, Ed25519PrivateKey])
     winner's copy it falls, the loser having signed entries on both branches. The loser's seat, the copy."""
     end = played.end
     assert end is not None and end.winner is not None
-    winner, loser = end.winner, 1 - end.winner
-    entries = played.chains[0]
-    d = next(
-        i
-        for i in range(len(entries) - 1, 0, -1)
-        if entries[i].entry.author == winner
-        and entries[i].entry.kind in ("move", "deal")
-        and any(e.entry.author == loser for e in entries[i + 1 :])
-    )
-    referee = Referee(SpectatorKnowledge(audit_deals(entries[:d])))
-    for signed in entries[:d]:
-        referee.feed(signed)
-    claim = referee.prepare(loser, "goodbye", [Claim.PEER_GONE.value, "the opponent vanished", None])
-    return loser, [*entries[:d], SignedEntry.sign(claim, keys[loser])]
+    loser = 1 - end.winner
+    return loser, copies.cut_copy(played.chains[0], end.winner, keys[loser])
