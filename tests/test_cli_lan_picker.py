@@ -10,18 +10,15 @@ network namespaces the test makes and removes: three games announced in one, the
 from __future__ import annotations
 
 import os
-import pty
-import select
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from p2p_koikoi.testing import KOIKOI, koikoi_env
+from p2p_koikoi.testing.processes import run_in_pty
 from tests.netns_support import no_namespaces
 
 GAMES = [  # port, fingerprint, rules: announced in this order, listed by rules
@@ -107,42 +104,11 @@ def test_several_games_and_no_terminal_to_ask_is_refused_in_one_line(lan: str, t
 
 
 def test_ctrl_c_at_the_question_leaves_at_once_in_one_line(lan: str, tmp_path: Path) -> None:
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the guest, in a terminal of its own
-        command = _join(lan, tmp_path)
-        os.execvpe(command[0], command, {**koikoi_env(tmp_path), "TERM": "xterm"})
-    shown = b""
-    interrupted = False
-    deadline = time.monotonic() + 60
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:  # the child is gone and its terminal with it
-                    break
-                if not chunk:
-                    break
-                shown += chunk
-            if not interrupted and b"Join which game [1-3]? " in shown:
-                time.sleep(0.3)
-                os.kill(pid, signal.SIGINT)  # and no Enter, ever
-                interrupted = True
-    finally:
-        if not interrupted:
-            os.kill(pid, signal.SIGKILL)
-        with_status = os.waitpid(pid, os.WNOHANG)
-        while with_status[0] == 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
-            with_status = os.waitpid(pid, os.WNOHANG)
-        if with_status[0] == 0:  # still waiting for a line that never comes: that is the bug
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            pytest.fail(f"Ctrl-C did not end the picker:\n{shown.decode(errors='replace')}")
-        os.close(fd)
-    text = shown.decode(errors="replace")
-    assert interrupted, text
-    assert os.waitstatus_to_exitcode(with_status[1]) == 130, text
+    env = {**koikoi_env(tmp_path), "TERM": "xterm"}
+    run = run_in_pty(_join(lan, tmp_path), env, until=b"Join which game [1-3]? ")  # SIGINT, and no Enter ever
+    text = run.shown
+    assert run.acted, text
+    assert run.code is not None, f"Ctrl-C did not end the picker:\n{text}"
+    assert run.code == 130, text
     after = text.split("Join which game [1-3]? ")[1].replace("^C", "").strip().splitlines()
     assert after == ["koikoi: no game joined (Ctrl-C): nothing was dialled"], text

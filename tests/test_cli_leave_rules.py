@@ -7,12 +7,7 @@ is nothing to resume either: ``join`` passes over it, ``resume`` says why not, `
 
 from __future__ import annotations
 
-import os
-import pty
-import select
-import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -28,6 +23,7 @@ from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.record.writer import RecordWriter, write_secret
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing import KOIKOI, free_port, koikoi_env, spawn_host
+from p2p_koikoi.testing.processes import run_in_pty
 from p2p_koikoi.wire import public_bytes
 from tests.record_support import honest, record_bytes
 
@@ -40,38 +36,11 @@ def _guest_in_a_pty(
 ) -> tuple[int, str]:
     """`koikoi join` in a terminal of its own; once ``until`` is on the screen, SIGINT (what Ctrl-C sends),
     or ``answer`` typed. Returns the exit code and everything the terminal showed."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: become the guest
-        env = {**koikoi_env(home), "TERM": "xterm", "COLUMNS": "100", "LINES": "30"}
-        command = [*KOIKOI, "join", f"127.0.0.1:{port}", "--replay-dir", str(replays), *options]
-        os.execvpe(command[0], command, env)
-    shown, interrupted = b"", False
-    deadline = time.monotonic() + 60
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:  # the child is gone and its terminal with it
-                    break
-                if not chunk:
-                    break
-                shown += chunk
-            if not interrupted and until in shown:
-                time.sleep(0.3)  # the box is up and waiting for a key
-                if answer is None:
-                    os.kill(pid, signal.SIGINT)
-                else:
-                    os.write(fd, answer)
-                interrupted = True
-    finally:
-        if not interrupted:
-            os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-        os.close(fd)
-    assert interrupted, shown.decode(errors="replace")[-2000:]
-    return os.waitstatus_to_exitcode(status), shown.decode(errors="replace")
+    env = {**koikoi_env(home), "TERM": "xterm", "COLUMNS": "100", "LINES": "30"}
+    command = [*KOIKOI, "join", f"127.0.0.1:{port}", "--replay-dir", str(replays), *options]
+    run = run_in_pty(command, env, until=until, answer=answer)
+    assert run.acted and run.code is not None, run.shown[-2000:]
+    return run.code, run.shown
 
 
 @pytest.mark.parametrize(("mode", "answer"), [("plain", None), ("table", None), ("plain", b"n\n"), ("table", b"n")])

@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 KOIKOI = [sys.executable, "-m", "p2p_koikoi"]
@@ -59,3 +60,65 @@ def join_bot(
     return subprocess.run(
         [*command, *options], env=koikoi_env(home), capture_output=True, text=True, timeout=timeout, check=False
     )
+
+
+@dataclass(frozen=True)
+class PtyRun:
+    """How a program run in a terminal of its own ended: its exit code (None if it was still running at
+    the deadline and had to be killed), everything the terminal showed, and whether the key was sent."""
+
+    code: int | None
+    shown: str
+    acted: bool
+
+
+def run_in_pty(
+    command: list[str], env: dict[str, str], *, until: bytes, answer: bytes | None = None, timeout: float = 60
+) -> PtyRun:
+    """Run ``command`` in a pseudo-terminal; once ``until`` is on its screen, send SIGINT (what Ctrl-C
+    sends) or type ``answer``; then wait, up to ``timeout`` seconds in all, for it to end."""
+    import pty
+    import select
+    import signal
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the program, in a terminal of its own
+        os.execvpe(command[0], command, env)
+    shown, acted = b"", False
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:  # the child is gone and its terminal with it
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+            if not acted and until in shown:
+                time.sleep(0.3)  # the prompt is up and waiting for a key
+                if answer is None:
+                    os.kill(pid, signal.SIGINT)
+                else:
+                    os.write(fd, answer)
+                acted = True
+        return PtyRun(_ended_by(pid, deadline), shown.decode(errors="replace"), acted)
+    finally:
+        os.close(fd)
+
+
+def _ended_by(pid: int, deadline: float) -> int | None:
+    """The child's exit code once it ends, or None (and the child killed) if it outlives ``deadline``."""
+    import signal
+
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() >= deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return None
+        time.sleep(0.05)
