@@ -74,6 +74,13 @@ async def test_a_match_a_byte_at_a_time() -> None:
     same_match(*await play_pair(a, b, "lemme", rounds=3))
 
 
+async def test_a_network_that_splits_and_delays_writes(autojump_clock: trio.testing.MockClock) -> None:
+    """Pieces of 7 bytes, each up to 2 ms late, from a seeded generator: the two directions interleave
+    as a slow network has them, on the virtual clock (this ran through a real proxy for 30 s before)."""
+    a, b = trickle_stream_pair(7, max_delay=0.002, seed=3)
+    same_match(*await play_pair(a, b, "lemme", rounds=3))
+
+
 @pytest.mark.parametrize("name", ["rulebook", "gameweave", "qdan", "lemme"])
 async def test_every_preset_over_memory_streams(name: str) -> None:
     a, b = trio.testing.memory_stream_pair()

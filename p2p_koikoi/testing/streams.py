@@ -12,11 +12,17 @@ from p2p_koikoi.wire import SignedEntry
 
 
 class TrickleStream(trio.abc.Stream):
-    """A stream that delivers at most ``chunk`` bytes per receive: frames arrive a byte at a time."""
+    """A stream that delivers at most ``chunk`` bytes per receive, each after a delay of up to
+    ``max_delay`` seconds from a seeded generator: frames arrive in pieces, and the two directions
+    interleave differently. On trio's autojump clock the delays cost no wall time."""
 
-    def __init__(self, inner: trio.abc.Stream, chunk: int = 1) -> None:
+    def __init__(self, inner: trio.abc.Stream, chunk: int = 1, *, max_delay: float = 0.0, seed: int = 0) -> None:
+        import random
+
         self.inner = inner
         self.chunk = chunk
+        self.max_delay = max_delay
+        self._rng = random.Random(seed)
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         await self.inner.send_all(data)
@@ -25,15 +31,22 @@ class TrickleStream(trio.abc.Stream):
         await self.inner.wait_send_all_might_not_block()
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
-        return await self.inner.receive_some(self.chunk)
+        data = await self.inner.receive_some(self.chunk)
+        if self.max_delay:
+            await trio.sleep(self._rng.uniform(0, self.max_delay))
+        return data
 
     async def aclose(self) -> None:
         await self.inner.aclose()
 
 
-def trickle_stream_pair(chunk: int = 1) -> tuple[TrickleStream, TrickleStream]:
+def trickle_stream_pair(
+    chunk: int = 1, *, max_delay: float = 0.0, seed: int = 0
+) -> tuple[TrickleStream, TrickleStream]:
     a, b = trio.testing.memory_stream_pair()
-    return TrickleStream(a, chunk), TrickleStream(b, chunk)
+    return TrickleStream(a, chunk, max_delay=max_delay, seed=seed), TrickleStream(
+        b, chunk, max_delay=max_delay, seed=seed + 1
+    )
 
 
 class CuttingProxy:
@@ -133,4 +146,3 @@ class CuttingProxy:
 
 
 # -- the real program in other processes ------------------------------------------------------
-
