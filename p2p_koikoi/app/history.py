@@ -30,6 +30,7 @@ from p2p_koikoi.app.ratings import Ratings, Scored, rate_history
 from p2p_koikoi.app.record_facts import RecordFacts
 from p2p_koikoi.app.verdict_cache import CACHE_FILE, VerdictCache
 from p2p_koikoi.record.identity_names import fingerprint
+from p2p_koikoi.record.verify import Verdict
 from p2p_koikoi.wire import public_bytes
 
 __all__ = [
@@ -241,7 +242,7 @@ class History:
 
 def _why_left(facts: RecordFacts, ours: str) -> tuple[LeftOut, str] | None:
     """Why a record is left out, or None when it counts (its ending decides a result)."""
-    if facts.verdict != "verified":
+    if facts.verdict is not Verdict.VERIFIED:
         return _VERDICTS.get(facts.verdict, LeftOut.FAILED), facts.why
     if [key == ours for key in facts.keys].count(True) != 1:
         return LeftOut.NOT_OURS, ""

@@ -18,6 +18,7 @@ from p2p_koikoi.app.record_facts import RecordFacts
 from p2p_koikoi.app.records import verify_paths
 from p2p_koikoi.app.verdict_cache import VerdictCache, content_hash
 from p2p_koikoi.record.reader import MAX_RECORD
+from p2p_koikoi.record.verify import Verdict
 
 __all__ = ["Checked", "check_records"]
 
@@ -53,8 +54,8 @@ def check_records(
         for i, report in zip(missing, reports, strict=True):
             facts[i] = RecordFacts.of(report)
             if digests[i] is not None and not report.copies and _digest(paths[i]) == digests[i]:
-                cache.put(digests[i] or "", facts[i] or RecordFacts("unreadable"))
-    known = [found or RecordFacts("unreadable") for found in facts]
+                cache.put(digests[i] or "", facts[i] or RecordFacts(Verdict.UNREADABLE))
+    known = [found or RecordFacts(Verdict.UNREADABLE) for found in facts]
     for group in _copies(known):
         reports = verify_paths([paths[i] for i in group], jobs)
         for i, report in zip(group, reports, strict=True):

@@ -18,7 +18,7 @@ from p2p_koikoi.app.netplay import replay_dir
 from p2p_koikoi.app.records import InputError, verify_paths
 from p2p_koikoi.record.format import SUFFIX, secret_path
 from p2p_koikoi.record.reader import RecordError, read_record
-from p2p_koikoi.record.verify import VerifyReport
+from p2p_koikoi.record.verify import Verdict, VerifyReport
 from p2p_koikoi.referee.events import Ending
 
 __all__ = ["Listed", "begun", "list_records", "recent_records", "resolve_record", "result_words", "resume_name"]
@@ -99,7 +99,7 @@ def result_words(report: VerifyReport, number: int | None = None) -> str:
     if (
         report.chain
         and not begun(report)
-        and report.verdict == "incomplete"
+        and report.verdict is Verdict.INCOMPLETE
         and (end is None or end.how is Ending.UNFINISHED)
     ):
         return "never began: the rules were not accepted"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from p2p_koikoi.record.verify import VerifyReport
+from p2p_koikoi.record.verify import Verdict, VerifyReport
 
 __all__ = ["RecordFacts"]
 
@@ -25,7 +25,7 @@ class RecordFacts:
     points as they stood at its end (host's, guest's); ``why`` the reason id of the first failure, or the
     problem that made the file unreadable."""
 
-    verdict: str
+    verdict: Verdict
     match_id: str | None = None
     keys: tuple[str | None, str | None] = (None, None)
     writer_seat: int | None = None
@@ -77,7 +77,7 @@ class RecordFacts:
         keys = data["keys"]
         points = data["points"]
         return cls(
-            verdict=str(data["verdict"]),
+            verdict=Verdict(str(data["verdict"])),
             match_id=_optional_str(data["match_id"]),
             keys=(_optional_str(keys[0]), _optional_str(keys[1])),
             writer_seat=_optional_int(data["writer_seat"]),

@@ -10,6 +10,7 @@ import typer
 
 from p2p_koikoi.cli.checks import ranged
 from p2p_koikoi.cli.common import fail, one_line_errors
+from p2p_koikoi.record.verify import Verdict
 
 
 @one_line_errors
@@ -52,9 +53,9 @@ def verify(
         from p2p_koikoi.ui.record_header import header_line
 
         for report in reports:
-            header = header_line(report) if report.verdict != "unreadable" else None
+            header = header_line(report) if report.verdict is not Verdict.UNREADABLE else None
             for line in [*render_text(report), *([header] if header is not None else [])]:
-                typer.echo(line, err=report.verdict == "unreadable")
+                typer.echo(line, err=report.verdict is Verdict.UNREADABLE)
     if count > 1 and not as_json:
         bad = sum(1 for r in reports if not r.ok)
         print(f"{count - bad} of {count} verified.", file=sys.stderr)

@@ -37,6 +37,7 @@ then the blamed seat signed a fork, and the match is the other seat's win.
 from __future__ import annotations
 
 import contextlib
+import enum
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,12 +75,33 @@ __all__ = [
     "MatchSummary",
     "NoteCheck",
     "RoundSummary",
+    "Verdict",
     "VerifyReport",
     "check_transcript",
     "walk_record",
 ]
 
-EXIT_CODES = {"verified": 0, "consistent": 0, "failed": 1, "disputed": 1, "incomplete": 1, "unreadable": 2}
+
+class Verdict(enum.StrEnum):
+    """What ``koikoi verify`` concludes of a record (RECORD.md section 4.5); a ``str``, so the JSON report
+    and the words print the member's value."""
+
+    VERIFIED = "verified"
+    CONSISTENT = "consistent"  # a transcript: its account agrees with itself (TRANSCRIPT.md)
+    FAILED = "failed"
+    DISPUTED = "disputed"
+    INCOMPLETE = "incomplete"
+    UNREADABLE = "unreadable"
+
+
+EXIT_CODES = {
+    Verdict.VERIFIED: 0,
+    Verdict.CONSISTENT: 0,
+    Verdict.FAILED: 1,
+    Verdict.DISPUTED: 1,
+    Verdict.INCOMPLETE: 1,
+    Verdict.UNREADABLE: 2,
+}
 _FORK = "fork"  # the reason of a note keeping a peer's resume proof that shows its copy forked
 _SEATS = ("host", "guest")
 _NAME = re.compile(r"^\d{8}-\d{6}-(?P<fp0>[0-9a-f]{8})-(?P<fp1>[0-9a-f]{8})-(?P<rules>[a-z]+)-(?P<whose>host|guest)\.")
@@ -161,7 +183,7 @@ class VerifyReport:
 
     path: str
     kind: str  # "record" or "transcript"
-    verdict: str
+    verdict: Verdict
     entries: int = 0
     complete: bool = True
     rules: str | None = None
@@ -206,7 +228,7 @@ class VerifyReport:
         at = found.parts_at if found.kind is not Comparison.PREFIX else len(self.chain) - 1
         if self.finding is not None and (self.finding.entry or 0) <= (at or 0):
             return
-        self.verdict = "disputed" if found.kind is Comparison.DISPUTED else "failed"
+        self.verdict = Verdict.DISPUTED if found.kind is Comparison.DISPUTED else Verdict.FAILED
         self.finding = Finding(at, reason, found.text, found.blame)
 
     @property
@@ -364,7 +386,7 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
     referee = Referee(SpectatorKnowledge(audited), fanout)
     walk = _Walk(referee)
     record.accept(walk)
-    report = VerifyReport(str(record.path), "record", "verified", entries=len(record.entries))
+    report = VerifyReport(str(record.path), "record", Verdict.VERIFIED, entries=len(record.entries))
     report.complete = walk.ending.complete
     report.problem = walk.ending.problem
     report.writer_seat = walk.header.writer_seat if walk.header is not None else None
@@ -393,9 +415,9 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
     if finding is None and accusation is not None:
         finding = _evidence_finding(record, accusation, walk.notes, audited)
     if finding is not None:
-        report.verdict, report.finding = "failed", finding
+        report.verdict, report.finding = Verdict.FAILED, finding
     elif accusation is not None:
-        report.verdict = "disputed"
+        report.verdict = Verdict.DISPUTED
         report.finding = Finding(
             accusation.entry,
             f"unconfirmed:{accusation.reason}",
@@ -404,7 +426,7 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
             None,
         )
     elif ended is None:
-        report.verdict = "incomplete"
+        report.verdict = Verdict.INCOMPLETE
         report.finding = _incomplete_finding(len(record.entries), walk.ending, report.next_writer)
     elif not walk.ending.complete and walk.unreadable is None:
         report.warnings.append(f"after the match ended: {walk.ending.problem}")
@@ -426,21 +448,21 @@ def check_transcript(data: Any, name: str, visitor: MatchVisitor | None = None) 
     """
     summary = MatchSummary()
     fanout = MatchFanout([summary, *([visitor] if visitor is not None else [])])
-    report = VerifyReport(name, "transcript", "consistent", entries=0)
+    report = VerifyReport(name, "transcript", Verdict.CONSISTENT, entries=0)
     try:
         read_transcript(data, fanout)
     except Rejected as exc:
-        report.verdict, report.finding = "failed", exc.finding
+        report.verdict, report.finding = Verdict.FAILED, exc.finding
         fanout.end_match(MatchEnd(MatchEnding.FAILED, None, exc.finding.line()))
     summary.fill(report)
     end = report.ending
-    if report.verdict == "consistent" and end is not None:
+    if report.verdict is Verdict.CONSISTENT and end is not None:
         if end.how == "violation":
-            report.verdict = "disputed"
+            report.verdict = Verdict.DISPUTED
             text = f"the transcript says seat {end.seat} ended the match accusing the other: {end.text}"
             report.finding = Finding(None, "unconfirmed:violation", text, None, where="the ending")
         elif end.how in ("unfinished", "failed"):
-            report.verdict = "incomplete"
+            report.verdict = Verdict.INCOMPLETE
             text = f"the transcript stops before the match ended ({end.text})"
             report.finding = Finding(None, "incomplete", text, None, where="the ending")
     report.warnings.append("a transcript carries no signatures: it proves nothing about who played it")

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from p2p_koikoi.app.replay import Board, Replay
 from p2p_koikoi.engine import Card, Kind, cards_of
+from p2p_koikoi.record.verify import Verdict
 from p2p_koikoi.ui.verify_view import finding_words
 
 __all__ = ["KEYS_HELP", "Cursor", "plain_lines", "render_step", "run_interactive"]
@@ -70,7 +71,7 @@ def plain_lines(replay: Replay) -> list[str]:
             "consistent": "a transcript: its moves are legal and its counts right, but it is not signed",
         }.get(report.verdict, report.verdict)
         lines.insert(0, f"Match: {report.path} ({status})")
-        if report.finding is not None and report.verdict != "verified":
+        if report.finding is not None and report.verdict is not Verdict.VERIFIED:
             lines.insert(1, f"  {finding_words(report.finding)}")
     for number, rnd in enumerate(replay.rounds):
         end = replay.rounds[number + 1].first_step if number + 1 < len(replay.rounds) else len(replay.steps)

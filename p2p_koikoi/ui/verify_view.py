@@ -11,7 +11,7 @@ from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.replay import ending_told
 from p2p_koikoi.app.words import count, how_match_ended, reason_words, score_words
 from p2p_koikoi.record.format import withdrawn_place
-from p2p_koikoi.record.verify import VerifyReport
+from p2p_koikoi.record.verify import Verdict, VerifyReport
 from p2p_koikoi.referee.events import Ending
 from p2p_koikoi.referee.findings import Finding, blame_words
 
@@ -49,7 +49,7 @@ def render_text(report: VerifyReport) -> list[str]:
 
 def _lines(report: VerifyReport) -> list[str]:
     label = _LABELS[report.verdict]
-    if report.verdict == "unreadable":
+    if report.verdict is Verdict.UNREADABLE:
         return [f"{label}: {report.problem}"]
     rules = report.rules or "rules unknown"
     what = f"{rules}, {report.entries} entries" if report.kind == "record" else f"{rules}, a transcript"
