@@ -82,11 +82,11 @@ class LeftOut(enum.Enum):
 
 
 _VERDICTS = {
-    "failed": LeftOut.FAILED,
-    "disputed": LeftOut.DISPUTED,
-    "incomplete": LeftOut.UNFINISHED,
-    "unreadable": LeftOut.UNREADABLE,
-    "consistent": LeftOut.UNSIGNED,
+    Verdict.FAILED: LeftOut.FAILED,
+    Verdict.DISPUTED: LeftOut.DISPUTED,
+    Verdict.INCOMPLETE: LeftOut.UNFINISHED,
+    Verdict.UNREADABLE: LeftOut.UNREADABLE,
+    Verdict.CONSISTENT: LeftOut.UNSIGNED,
 }
 _ENDINGS = {"adjourned": LeftOut.ADJOURNED, "declined": LeftOut.DECLINED}
 

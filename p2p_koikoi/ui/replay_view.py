@@ -67,8 +67,8 @@ def plain_lines(replay: Replay) -> list[str]:
     report = replay.report
     if report is not None:
         status = {
-            "verified": "verified: every signature, link, deal and move checks out",
-            "consistent": "a transcript: its moves are legal and its counts right, but it is not signed",
+            Verdict.VERIFIED: "verified: every signature, link, deal and move checks out",
+            Verdict.CONSISTENT: "a transcript: its moves are legal and its counts right, but it is not signed",
         }.get(report.verdict, report.verdict)
         lines.insert(0, f"Match: {report.path} ({status})")
         if report.finding is not None and report.verdict is not Verdict.VERIFIED:

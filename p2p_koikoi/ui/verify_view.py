@@ -20,12 +20,12 @@ __all__ = ["error_json", "finding_words", "render_json", "render_text"]
 ROLE = ("the host", "the guest")  # the record's seats, in words (never "seat 0")
 
 _LABELS = {
-    "verified": "OK",
-    "consistent": "OK (unsigned)",
-    "failed": "FAILED",
-    "disputed": "DISPUTED",
-    "incomplete": "INCOMPLETE",
-    "unreadable": "UNREADABLE",
+    Verdict.VERIFIED: "OK",
+    Verdict.CONSISTENT: "OK (unsigned)",
+    Verdict.FAILED: "FAILED",
+    Verdict.DISPUTED: "DISPUTED",
+    Verdict.INCOMPLETE: "INCOMPLETE",
+    Verdict.UNREADABLE: "UNREADABLE",
 }
 
 
@@ -132,5 +132,5 @@ def render_json(reports: Sequence[VerifyReport]) -> str:
 
 def error_json(problem: str) -> str:
     """A request that named nothing readable (a missing file, an empty folder), as the same JSON list."""
-    entry = {"file": None, "kind": None, "verdict": "unreadable", "ok": False, "problem": problem}
+    entry = {"file": None, "kind": None, "verdict": Verdict.UNREADABLE, "ok": False, "problem": problem}
     return json.dumps([entry], ensure_ascii=False, indent=1)
