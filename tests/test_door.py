@@ -21,7 +21,7 @@ from p2p_koikoi.app.netplay import admit_guest
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.engine import preset
-from p2p_koikoi.net.door import Door, DropKind, DropLog, Dropped, address_key, fd_budget
+from p2p_koikoi.net.door import Door, DropKind, DropLog, Dropped, Entered, address_key, fd_budget
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting, Guard, NotKoikoi, greet_as_guest, greet_as_host, token_nonce
 from p2p_koikoi.net.runner import run_match
@@ -37,14 +37,76 @@ RULES = preset("lemme").with_option("rounds", "3")
 # -- the bookkeeping -------------------------------------------------------------------------
 
 
-def test_the_door_caps_each_address_and_the_total() -> None:
+def entered(door: Door, key: str) -> Entered:
+    result = door.enter(key)
+    assert isinstance(result, Entered), result
+    return result
+
+
+def test_a_full_door_lets_the_newcomer_in_and_pushes_out_the_oldest_waiting() -> None:
     door = Door(per_address=2, total=3)
-    assert door.enter("a") is None and door.enter("a") is None
-    assert door.enter("a") is DropKind.CROWDED_ADDRESS
-    assert door.enter("b") is None
-    assert door.enter("c") is DropKind.CROWDED
-    door.leave("a")
-    assert door.enter("c") is None and door.waiting == 3
+    a, b, c = (entered(door, key).ticket for key in "abc")
+    newcomer = entered(door, "d")
+    assert newcomer.evicted is a and door.waiting == 3
+    assert door.greet(a) is DropKind.EVICTED  # pushed out: it can no longer greet
+    door.leave(a)  # its admission ends later and leaves: nothing changes
+    assert door.waiting == 3
+    assert [entered(door, key).evicted for key in "ef"] == [b, c]
+
+
+def test_an_address_at_its_cap_pushes_out_only_its_own() -> None:
+    door = Door(per_address=2, total=10)
+    other = entered(door, "guest").ticket
+    first, second = entered(door, "flood").ticket, entered(door, "flood").ticket
+    for _ in range(50):  # one address reconnecting fast churns its own two slots, nobody else's
+        pushed = entered(door, "flood").evicted
+        assert pushed is not None and pushed.key == "flood"
+    assert first not in door and second not in door and other in door
+
+
+def test_the_heaviest_address_loses_its_oldest_first() -> None:
+    door = Door(per_address=4, total=4)
+    guest = entered(door, "guest").ticket  # the oldest of all
+    heavy = [entered(door, "heavy").ticket for _ in range(3)]
+    assert entered(door, "other").evicted is heavy[0]
+    assert entered(door, "other2").evicted is heavy[1]
+    # now every address holds one: the oldest goes, which is the guest
+    assert entered(door, "other3").evicted is guest
+
+
+def test_greeted_connections_are_never_pushed_out_and_get_half_the_door() -> None:
+    door = Door(per_address=4, total=4)
+    tickets = [entered(door, f"10.0.0.{n}").ticket for n in range(4)]
+    assert door.greet(tickets[0]) is None and door.greet(tickets[1]) is None
+    assert door.greet(tickets[2]) is DropKind.CROWDED_GREETED  # half the door: the rest must churn
+    for n in range(20):
+        pushed = entered(door, f"10.0.1.{n}").evicted
+        assert pushed is not None and pushed not in tickets[:2]
+    assert door.greeted == 2 and door.waiting == 4
+
+
+def test_a_door_of_greeted_connections_turns_newcomers_away() -> None:
+    door = Door(per_address=1, total=1)
+    assert door.greet(entered(door, "a").ticket) is None
+    assert door.enter("a") is DropKind.CROWDED_ADDRESS  # its only slot has greeted
+    assert door.enter("b") is DropKind.CROWDED  # nobody to push out
+    assert door.waiting == 1
+
+
+def test_a_guest_that_greets_within_a_few_arrivals_survives_any_flood() -> None:
+    """From 100 addresses, connections arrive without end; the guest's hello is read within a few
+    arrivals of its own (the host's scheduler interleaves accepting and reading), and that is all it
+    needs: only ``total`` newer arrivals could push it out."""
+    door = Door(total=32)
+    for n in range(1000):
+        entered(door, f"127.0.0.{n % 100}")
+    guest = entered(door, "192.0.2.7").ticket
+    for n in range(10):
+        assert entered(door, f"127.0.1.{n % 100}").evicted is not guest
+    assert door.greet(guest) is None
+    for n in range(10_000):
+        entered(door, f"127.0.2.{n % 100}")
+    assert guest in door
 
 
 def test_a_home_ipv6_network_counts_as_one_address() -> None:

@@ -24,11 +24,12 @@ from p2p_koikoi.net.door import DropLog
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.net.handshake import Greeting, Guard
 from p2p_koikoi.net.invite import MAX_ADDRESSES, Invite, new_token
+from p2p_koikoi.net.knock import dial_patiently
 from p2p_koikoi.net.lan import Announcement, LanGame, announce, browse
 from p2p_koikoi.net.portmap import Mapper
 from p2p_koikoi.net.resume import Fork, NoSuchMatch, resume_as_guest, resume_as_host
 from p2p_koikoi.net.runner import MatchReport, Player
-from p2p_koikoi.net.tcp import Address, Dropped, Pin, Refused, dial_any, dialable, listen, local_addresses
+from p2p_koikoi.net.tcp import Address, Dropped, Pin, Refused, dialable, listen, local_addresses
 from p2p_koikoi.net.timing import DEFAULT_TURN_LIMIT
 from p2p_koikoi.record.format import secret_path
 from p2p_koikoi.record.identity_names import fingerprint
@@ -499,7 +500,9 @@ async def join_match(
     key = public_bytes(identity)
     result = NetMatchResult(None, None, fingerprint(key))
     say(f"Connecting to {', '.join(str(a) for a in options.addresses)}...")
-    channel, greeting, address = await dial_any(list(options.addresses), key, options.pin, timeout=options.timeout)
+    channel, greeting, address = await dial_patiently(
+        list(options.addresses), key, options.pin, timeout=options.timeout, say=say
+    )
     if not await _checked(address, greeting, options, say, confirm):
         await channel.close()
         result.notes.append("not played: the host's key was not trusted")

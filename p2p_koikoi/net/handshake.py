@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import trio
@@ -100,13 +101,21 @@ async def _receive_hello(channel: FramedChannel, deadline: float) -> Hello:
 
 
 async def greet_as_host(
-    channel: FramedChannel, key: bytes, deadline: float = 10.0, guard: Guard | None = None
+    channel: FramedChannel,
+    key: bytes,
+    deadline: float = 10.0,
+    guard: Guard | None = None,
+    on_hello: Callable[[], None] | None = None,
 ) -> Greeting:
+    """``on_hello`` runs once the guest's hello has passed the guard, before ours is sent: the door
+    marks the connection greeted there, or turns it away by raising."""
     hello = await _receive_hello(channel, deadline)
     if hello.key == key:
         raise RemoteProtocolError("same-key", "the guest presents our own key")
     if guard is not None:
         guard.check(hello.key, hello.nonce, key)
+    if on_hello is not None:
+        on_hello()
     nonce = secrets.token_bytes(32)
     await channel.send(Hello(VERSION, key, nonce, SOFTWARE))
     return Greeting(hello.key, (nonce, hello.nonce), hello.software)

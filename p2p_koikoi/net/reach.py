@@ -32,6 +32,7 @@ class Miss(Enum):
     WRONG_KEY = "answered with another key"
     NOT_KOIKOI = "is not a koikoi host"
     CLOSED = "closed the connection"
+    BUSY = "was busy (reset the connection before greeting)"
     SILENT = "connected, but said nothing"
     REFUSED = "refused"
     TIMED_OUT = "did not answer"
@@ -87,6 +88,11 @@ def _cause(failure: Failure, port: int, timeout: float, invited: bool) -> str:
             return (
                 f"{where} closed the connection before greeting: the host may be busy, or admit only the guest "
                 "it expects or holders of its invite code (ask for the kk1: line)"
+            )
+        case Miss.BUSY:
+            return (
+                f"{where} was busy: it reset the connection before greeting, as a host does whose door is "
+                "full of other connections (try again in a minute)"
             )
         case Miss.SILENT:
             return (

@@ -6,8 +6,9 @@ the opponent, and listening stops. So does a guest whose admission proves it at
 fault (:class:`~p2p_koikoi.net.door.Conclusive`: a fork shown at resume), which
 is no connection to drop: the finding is raised to the caller, to end the match.
 The :class:`~p2p_koikoi.net.door.Door` caps how many may wait meanwhile, each
-within an absolute deadline, and running out of file descriptors pauses
-accepting instead of ending the host.
+within an absolute deadline, a newcomer to a full door pushing out the oldest
+that has not greeted (:mod:`~p2p_koikoi.net.lobby` keeps it), and running out of
+file descriptors pauses accepting instead of ending the host.
 """
 
 from __future__ import annotations
@@ -15,16 +16,17 @@ from __future__ import annotations
 import errno
 import ipaddress
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 import trio
 
 from p2p_koikoi.net import DEFAULT_PORT
-from p2p_koikoi.net.door import Conclusive, Door, DropKind, Dropped, Refused, address_key
+from p2p_koikoi.net.door import Conclusive, Door, Dropped, Refused
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.net.handshake import Greeting, Guard, NotKoikoi, greet_as_guest, greet_as_host, token_nonce
+from p2p_koikoi.net.lobby import Lobby
 from p2p_koikoi.net.reach import (
     AllFailed,
     Failed,
@@ -58,8 +60,6 @@ __all__ = [
 T = TypeVar("T")
 ADMISSION_DEADLINE = 310.0  # the greeting (10 s) and a person reading the rules (300 s), pings or not
 RESUME_DEADLINE = 30.0
-FD_PAUSE = 0.5  # how long accepting pauses when the process is out of file descriptors
-_OUT_OF_FILES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,33 +130,15 @@ async def listen(
     ``admit`` returned. A guest whose greeting or admission fails (``admit`` raises
     :class:`RemoteProtocolError`, :class:`ConnectionLost` or :class:`Refused`), or does not finish
     both within ``deadline`` seconds in all, is dropped, and the host keeps listening meanwhile.
-    An admission that raises :class:`Conclusive` ends the listening: it is raised from here."""
+    An admission that raises :class:`Conclusive` ends the listening: it is raised from here.
+    A connection counts as greeted at the door once its hello has passed ``guard``."""
 
-    async def greet_then_admit(channel: FramedChannel, peer: str) -> T:
-        greeting = await greet_as_host(channel, key, greeting_deadline, guard)
+    async def greet_then_admit(channel: FramedChannel, peer: str, greeted: Callable[[], None]) -> T:
+        greeting = await greet_as_host(channel, key, greeting_deadline, guard, on_hello=greeted)
         return await admit(channel, greeting, peer)
 
-    return await listen_raw(
-        greet_then_admit,
-        port=port,
-        bind=bind,
-        on_listening=on_listening,
-        on_dropped=on_dropped,
-        deadline=deadline,
-        door=door,
-    )
-
-
-def _drop_kind(exc: Exception) -> DropKind:
-    if isinstance(exc, NotKoikoi):
-        return DropKind.NOT_KOIKOI
-    if isinstance(exc, Refused):
-        return DropKind.REFUSED
-    if isinstance(exc, TimedOut):
-        return DropKind.TOO_SLOW
-    if isinstance(exc, ConnectionLost):
-        return DropKind.LEFT
-    return DropKind.BROKE_PROTOCOL
+    lobby = Lobby(greet_then_admit, door if door is not None else Door.for_this_process(), deadline, on_dropped, _peer)
+    return await _serve(lobby, port, bind, on_listening)
 
 
 async def listen_raw(
@@ -172,71 +154,25 @@ async def listen_raw(
     """:func:`listen` with the whole admission (greeting included) left to ``admit``: a resuming
     guest starts with ``resume``, not ``hello``. A :class:`Conclusive` finding while admitting (the
     peer's fork, :class:`~p2p_koikoi.net.resume.Fork`) stops the listening and is raised from here,
-    unless a guest was admitted first."""
-    door = door if door is not None else Door.for_this_process()
+    unless a guest was admitted first. Nothing here marks a connection greeted, so each stays
+    evictable until admitted: a resume is a few round trips, over well within the time a flood
+    takes to push out every connection that came after it."""
+
+    async def admit_raw(channel: FramedChannel, peer: str, greeted: Callable[[], None]) -> T:
+        return await admit(channel, peer)
+
+    lobby = Lobby(admit_raw, door if door is not None else Door.for_this_process(), deadline, on_dropped, _peer)
+    return await _serve(lobby, port, bind, on_listening)
+
+
+async def _serve(
+    lobby: Lobby[T], port: int, bind: str | None, on_listening: Callable[[list[Address]], Awaitable[None]] | None
+) -> tuple[FramedChannel, T]:
     listeners = await trio.open_tcp_listeners(port, host=bind)
     try:
-        addresses = [Address(*listener.socket.getsockname()[:2]) for listener in listeners]
         if on_listening is not None:
-            await on_listening(addresses)
-        found: list[tuple[FramedChannel, T]] = []
-        settled: list[Conclusive] = []  # an admission that ended the match instead
-
-        async def drop(peer: str, reason: str, kind: DropKind) -> None:
-            if on_dropped is not None:
-                await on_dropped(Dropped(peer, reason, kind))
-
-        async with trio.open_nursery() as nursery:
-
-            async def try_guest(stream: trio.SocketStream, peer: str, key: str) -> None:
-                channel = FramedChannel(stream)
-                try:
-                    with trio.fail_after(deadline):
-                        admitted = await admit(channel, peer)
-                except Conclusive as exc:  # before RemoteProtocolError: a fork is one too, but no garbage
-                    await trio.aclose_forcefully(stream)
-                    if not found and not settled:
-                        settled.append(exc)
-                        nursery.cancel_scope.cancel()
-                    return
-                except trio.TooSlowError:
-                    await trio.aclose_forcefully(stream)
-                    return await drop(peer, f"not admitted within {deadline:g} s", DropKind.TOO_SLOW)
-                except (RemoteProtocolError, ConnectionLost, Refused) as exc:
-                    await trio.aclose_forcefully(stream)
-                    return await drop(peer, str(exc), _drop_kind(exc))
-                finally:
-                    door.leave(key)
-                if found or settled:
-                    await trio.aclose_forcefully(stream)
-                    return
-                found.append((channel, admitted))
-                nursery.cancel_scope.cancel()
-
-            async def accept_loop(listener: trio.SocketListener) -> None:
-                while True:
-                    try:
-                        stream = await listener.accept()
-                    except OSError as exc:
-                        if exc.errno not in _OUT_OF_FILES:
-                            raise
-                        await drop("?", f"out of file descriptors; pausing {FD_PAUSE:g} s", DropKind.NO_FILES)
-                        await trio.sleep(FD_PAUSE)
-                        continue
-                    peer_host, peer = _peer(stream)
-                    key = address_key(peer_host)
-                    crowded = door.enter(key)
-                    if crowded is not None:
-                        await trio.aclose_forcefully(stream)
-                        await drop(peer, crowded.value, crowded)
-                        continue
-                    nursery.start_soon(try_guest, stream, peer, key)
-
-            for listener in listeners:
-                nursery.start_soon(accept_loop, listener)
-        if settled:
-            raise settled[0]
-        return found[0]
+            await on_listening([Address(*listener.socket.getsockname()[:2]) for listener in listeners])
+        return await lobby.run(listeners)
     finally:
         for listener in listeners:
             await listener.aclose()
@@ -244,6 +180,16 @@ async def listen_raw(
 
 class CouldNotJoin(ConnectionLost):
     """Every address failed; the message says how, in words a person can act on."""
+
+    def __init__(self, message: str, failures: Sequence[Failure] = ()) -> None:
+        super().__init__(message)
+        self.failures = tuple(failures)
+
+    @property
+    def busy(self) -> bool:
+        """Whether the most telling failure was a host that reset us before greeting: worth a retry."""
+        ranked = sorted(self.failures, key=lambda f: list(Miss).index(f.miss))
+        return bool(ranked) and ranked[0].miss is Miss.BUSY
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,7 +252,8 @@ async def _greet(
         raise Failed(Failure(str(address), Miss.SILENT, str(max(1, round(trio.current_time() - started))))) from None
     except ConnectionLost as exc:
         await trio.aclose_forcefully(channel.stream)
-        raise Failed(Failure(str(address), Miss.CLOSED, str(exc))) from None
+        miss = Miss.BUSY if _was_reset(exc) else Miss.CLOSED
+        raise Failed(Failure(str(address), miss, str(exc))) from None
     except RemoteProtocolError as exc:  # a koikoi host, but a wrong version or a bad key
         await trio.aclose_forcefully(channel.stream)
         raise Failed(Failure(str(address), Miss.OTHER, str(exc))) from None
@@ -314,6 +261,19 @@ async def _greet(
         await trio.aclose_forcefully(channel.stream)
         raise
     return channel, greeting, address
+
+
+_RESET = {errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED}
+
+
+def _was_reset(exc: BaseException) -> bool:
+    """Whether an OS error behind ``exc`` is a reset: the door's "busy" (:func:`_reset`), not a close."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in _RESET:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 async def dial_any(
@@ -343,7 +303,7 @@ async def dial_any(
             for f in exc.failures
         ]
         invited = pin.fingerprint is not None
-        raise CouldNotJoin(explain(failures, addresses[0].port, timeout, invited=invited)) from None
+        raise CouldNotJoin(explain(failures, addresses[0].port, timeout, invited=invited), failures) from None
 
 
 async def dial_raw(address: Address, *, timeout: float = 15.0) -> FramedChannel:
@@ -369,8 +329,10 @@ async def dial(address: Address, key: bytes, *, timeout: float = 15.0) -> tuple[
     return channel, greeting
 
 
-def _peer(stream: trio.SocketStream) -> tuple[str, str]:
+def _peer(stream: trio.abc.Stream) -> tuple[str, str]:
     """The peer's host (for the door) and its name (for messages)."""
+    if not isinstance(stream, trio.SocketStream):
+        return "unknown", "unknown"
     try:
         host, port = stream.socket.getpeername()[:2]
     except OSError:
