@@ -29,7 +29,7 @@ from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, dial, dial_any, liste
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.session.match_session import MatchSession
-from p2p_koikoi.testing import KOIKOI, free_port, join_bot, koikoi_env
+from p2p_koikoi.testing import KOIKOI, free_port, join_bot, koikoi_env, spawn_host
 from p2p_koikoi.wire import VERSION, Hello, Ping, encode, public_bytes
 
 RULES = preset("lemme").with_option("rounds", "3")
@@ -323,6 +323,88 @@ def test_a_flooded_host_stays_up_and_a_real_guest_plays(tmp_path: Path, nofile: 
     drop_lines = [line for line in host_err.splitlines() if line.startswith("Dropped")]
     assert 1 <= len(drop_lines) <= 4, host_err  # a few summary lines, not one per connection
     assert all(read_record(path).complete for path in replays.glob("*.koikoi"))
+
+
+class KnockingFlood:
+    """100 loopback addresses, each connecting again as soon as the host lets go: idle, garbage or a
+    hello trickled a byte a second (slowloris), bounded by ``budget`` connections in all."""
+
+    KINDS = ("idle", "garbage", "slowloris")
+
+    def __init__(self, port: int, budget: int) -> None:
+        self.port = port
+        self.budget = budget
+        self.opened = 0
+        self.hello = encode(Hello(VERSION, public_bytes(Ed25519PrivateKey.generate()), b"n" * 32, "flood"))
+
+    async def run(self, addresses: int = 100) -> None:
+        async with trio.open_nursery() as nursery:
+            for n in range(addresses):
+                nursery.start_soon(self.keep_knocking, f"127.0.0.{2 + n}", self.KINDS[n % len(self.KINDS)])
+
+    async def keep_knocking(self, source: str, kind: str) -> None:
+        while self.opened < self.budget:
+            sock = trio.socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                await sock.bind((source, 0))
+                await sock.connect(("127.0.0.1", self.port))
+                self.opened += 1
+                with trio.move_on_after(12):
+                    await self.behave(trio.SocketStream(sock), kind)
+            except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+                await trio.sleep(0.2)  # refused: the host stopped listening
+            finally:
+                sock.close()
+            await trio.sleep(0.5)  # 100 addresses: up to 200 connections a second, the door churning
+
+    async def behave(self, stream: trio.SocketStream, kind: str) -> None:
+        """Send what ``kind`` sends, then hold the connection until the host lets it go."""
+        if kind == "garbage":
+            await stream.send_all(b"GET / HTTP/1.1\r\n\r\n")
+        elif kind == "slowloris":
+            for byte in self.hello[:-1]:  # never the last byte: it never greets
+                await stream.send_all(bytes([byte]))
+                with trio.move_on_after(1):
+                    if not await stream.receive_some(1):
+                        return
+        while await stream.receive_some(4096):
+            pass
+
+
+def test_a_real_guest_gets_in_and_plays_while_100_addresses_keep_the_door_full(tmp_path: Path) -> None:
+    """The door full and churning the whole time: the guest (the real `koikoi join`) is started three
+    seconds into the flood, which goes on until the guest's match is over."""
+    port = free_port()
+    replays = tmp_path / "replays"
+    match = ["--rules", "lemme", "--rounds", "3", "--bot", "random", "--seed", "1", "--no-upnp"]
+    host = spawn_host(tmp_path / "host", port, replays, *match)
+    flood = KnockingFlood(port, budget=20_000)
+
+    async def scenario() -> tuple[subprocess.CompletedProcess[str], float]:
+        with trio.move_on_after(120):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(flood.run)
+                await trio.sleep(3)
+                started, opened = time.monotonic(), flood.opened
+                guest = await trio.to_thread.run_sync(join_bot, tmp_path / "guest", port, replays)
+                nursery.cancel_scope.cancel()
+                assert flood.opened > opened  # still flooding while the guest dialled
+                return guest, time.monotonic() - started
+        raise TimeoutError("the flood and the guest took over 120 s")
+
+    try:
+        guest, took = trio.run(scenario)
+        _host_out, host_err = host.communicate(timeout=60)
+    finally:
+        host.kill()
+    knocked = "The host is busy" in guest.stderr
+    print(f"flood: {flood.opened} connections; guest: {took:.1f} s to the end of its match, knocked again: {knocked}")
+    assert guest.returncode == 0, guest.stderr
+    assert host.returncode == 0, host_err
+    assert "Traceback" not in host_err + guest.stderr
+    assert "pushed out by newer connections" in host_err, host_err  # the door was full and evicting
+    assert all(read_record(path).complete for path in replays.glob("*.koikoi"))
+    assert len(list(replays.glob("*.koikoi"))) == 2
 
 
 EMFILE_HOST = """
