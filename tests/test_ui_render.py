@@ -219,7 +219,7 @@ def test_two_matching_table_cards_are_numbered_for_the_choice() -> None:
     screen = text(state_for(rnd))
     table = screen.split("── Table", 1)[1].splitlines()[1]
     assert "▶1" in table and " 2" in table
-    assert "it matches two. Take" in screen
+    assert re.search(r"it matches two \(1: [^,]+, 2: [^)]+\)\. Take", " ".join(screen.split()))  # both, in full
     assert "Esc" not in screen.splitlines()[-1]  # a drawn card cannot go back
 
 
@@ -351,7 +351,9 @@ def test_an_empty_pool_is_named_from_our_side() -> None:
 
 def hand_rows(screen: str) -> list[str]:
     lines = screen.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("── Your hand"))
+    at = next((i for i, line in enumerate(lines) if line.startswith("── Your hand")), None)
+    if at is None:  # the lowest windows drop the hand's header: its numbered line starts the hand
+        at = next(i for i, line in enumerate(lines) if re.match(r"^[▶ ]1 ", line)) - 1
     return lines[at + 1 : at + 4]
 
 

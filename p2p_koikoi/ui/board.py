@@ -28,6 +28,7 @@ __all__ = [
     "hand_in_words",
     "hand_lines",
     "log_lines",
+    "newest_log_rows",
     "player_lines",
     "prompt_lines",
     "rule",
@@ -77,16 +78,19 @@ def status_line(state: TableState, width: int) -> Text:
         full.append(points)
         short.append(points)
     tiny += short
+    # the least: the round as R1/3 and both scores, which every window must show whole (issue 28 item 10)
+    least = ([f"R{state.round_number}/{rules.rounds}"] if state.round_number and rules is not None else []) + [
+        p for p in short if p.startswith(("Pools", state.me))
+    ]
     if state.view is not None and rules is not None:
         calls, factor = _calls_text(state)
         full.append(f"Koi-Koi: {calls}" + (f" → {factor}" if factor else ""))
         short.append(f"Koi-Koi → {factor}" if factor else "Koi-Koi: none")
         mine = state.me
         tiny.append(short[-1].replace(f"{mine} ×", "you ×").replace(f"{state.them} ×", "them ×"))
-    for parts in (full, short, tiny):
-        text = " " + " │ ".join(parts)
-        if len(text) <= width:
-            break
+        least.append(tiny[-1].replace("Koi-Koi: none", "no Koi-Koi").replace("Koi-Koi → ", "KK "))
+    variants = [full, short, tiny, least, least[:-1], least[1:2]]
+    text = next((t for t in (" " + " │ ".join(v) for v in variants) if len(t) <= width), " " + " │ ".join(least))
     return fit(Text(text.ljust(width), style="bold reverse"), width)
 
 
@@ -144,6 +148,8 @@ def _tracker_rows(state: TableState, seat: int, width: int, rows: int) -> list[T
     line = Text()
     for item, words in tracker_words(_captures(state, seat), rules, theirs=theirs, short=True):
         style = "bold green" if item.made else "cyan"
+        if Text(words).cell_len > width and len(str(item)) + 2 <= width:  # the points go first, not the count
+            words = f"✓ {item}" if item.made else str(item)
         parts = textwrap.wrap(words, width, subsequent_indent="  ")
         if line.plain and (len(parts) > 1 or line.cell_len + 3 + Text(words).cell_len > width):
             out.append(line)
@@ -325,6 +331,16 @@ def hand_in_words(state: TableState, width: int) -> list[Text]:
 # -- the log and the prompt ----------------------------------------------------------------------------
 
 
+def _wrapped_entry(entry: str, width: int) -> list[str]:
+    return textwrap.wrap(entry, max(10, width - 2), subsequent_indent="  ", break_on_hyphens=False) or [""]
+
+
+def newest_log_rows(state: TableState, width: int, entries: int = 1) -> int:
+    """Lines the newest ``entries`` of the log take whole (0 with an empty log): the last move, which
+    even the lowest window shows, or the last turn of each player."""
+    return sum(len(_wrapped_entry(entry, width)) for entry in state.log[-entries:]) if entries else 0
+
+
 def log_lines(state: TableState, width: int, rows: int) -> list[Text]:
     """The newest entries of the log that fit in ``rows`` screen lines, each wrapped at word boundaries
     (never a word cut, never an entry shown in part, unless the newest alone is too long), the newest
@@ -333,20 +349,59 @@ def log_lines(state: TableState, width: int, rows: int) -> list[Text]:
         return []
     shown: list[Text] = []
     for age, entry in enumerate(reversed(state.log[-rows:])):
-        parts = textwrap.wrap(entry, max(10, width - 2), subsequent_indent="  ", break_on_hyphens=False) or [""]
+        parts = _wrapped_entry(entry, width)
         lines = [fit("  " + part, width, "bold" if age == 0 else "") for part in parts]
         if shown and len(shown) + len(lines) > rows:
             break
         shown = lines + shown
-    shown = shown[:rows]
+    if len(shown) > rows:  # the newest alone is too long for the room: what fits, marked as cut
+        shown = shown[:rows]
+        shown[-1] = fit(shown[-1].plain.rstrip() + " …", width, "bold")
     return shown + [Text() for _ in range(rows - len(shown))]
 
 
-def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:
-    """Two lines: what is going on (or the card under the cursor), then the keys that work now."""
+PROMPT_INFO_LINES = 2  # the most lines the prompt's first part takes in a narrow window
+
+
+def _wrapped_rows(text: str, width: int) -> int:
+    return len(textwrap.wrap(text, max(10, width), subsequent_indent="  ", break_on_hyphens=False))
+
+
+def _keys_for(state: TableState) -> tuple[str, ...]:
+    """The keys that work now, longest wording first (a narrow window takes the first that fits)."""
     focus = state.focus
-    info: Text
-    keys: str
+    if state.round_end is not None:
+        return ("Enter: continue · ? help · q quit",)
+    if focus is None:
+        return ("? help · q quit",)
+    if focus.mode == "hand":
+        return (
+            "1-8 or ←→ and Enter: play that card · ? the card · h hint · q quit",
+            "1-8 or ←→ and Enter: play · ? the card · h hint · q quit",
+            "1-8/←→ Enter: play · ? help · h hint · q quit",
+            "1-8/←→ Enter: play · ?/h help · q quit",
+        )
+    if focus.mode in ("target", "draw"):
+        n = f"1-{len(focus.targets)}"
+        back = focus.mode == "target"
+        return (
+            f"{n} or ←→ and Enter: take it" + (" · Esc: put the card back" if back else "") + " · ? the card · q quit",
+            f"{n}/←→ Enter: take it" + (" · Esc: put it back" if back else "") + " · q quit",
+            f"{n}/←→ Enter: take" + (" · Esc: back" if back else "") + " · q quit",
+        )
+    if focus.mode == "decision":
+        return (
+            "s: Shōbu (stop and score) · k: Koi-Koi (play on) · ? help · h hint · q quit",
+            "s: Shōbu (stop) · k: Koi-Koi (play on) · h hint · q quit",
+            "s: Shōbu · k: Koi-Koi · h hint · q quit",
+        )
+    n = f"1-{len(focus.options)}"
+    return (f"{n} or ←→ and Enter: choose · ? help · q quit", f"{n}/←→ Enter: choose · q quit")
+
+
+def _info(state: TableState, spinner: str, width: int) -> Text:
+    """What is going on, or what the choice under the cursor does, in full (the caller wraps it)."""
+    focus = state.focus
     if state.round_end is not None:
         result = state.round_end.result
         winner = result.outcome.winner
@@ -356,39 +411,49 @@ def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:
             if winner is not None
             else ""
         )
-        info = Text(f"Round {result.number} is over{scored}.", style="bold")
-        keys = "Enter: continue · ? help · q quit"
-    elif focus is None:
+        return Text(f"Round {result.number} is over{scored}.", style="bold")
+    if focus is None:
         waiting = waiting_text(state)
-        info = Text(f"{spinner} {waiting}", style="bold cyan") if waiting else Text()
-        keys = "? help · q quit"
-    elif focus.mode == "hand":
-        info = _hand_info(state)
-        keys = "1-8 or ←→ and Enter: play that card · ? the card · h hint · q quit"
-    elif focus.mode in ("target", "draw"):
+        return Text(f"{spinner} {waiting}", style="bold cyan") if waiting else Text()
+    if focus.mode == "hand":
+        return _hand_info(state, width)
+    if focus.mode in ("target", "draw"):
         card = focus.card
         verb = "drew" if focus.mode == "draw" else "play"
         name = card.display_name if card is not None else "the card"
+        both = ", ".join(f"{i}: {t.display_name}" for i, t in enumerate(focus.targets, 1))
         target = focus.targets[focus.index].display_name
-        info = Text(f"▶ You {verb} {name}: it matches two. Take {target}?", style="bold")
-        numbers = f"1-{len(focus.targets)}"
-        keys = f"{numbers} or ←→ and Enter: take it" + (" · Esc: put the card back" if focus.mode == "target" else "")
-        keys += " · ? the card · q quit"
-    elif focus.mode == "decision":
+        variants = [f"▶ You {verb} {name}: it matches two ({both}). Take {target}?", f"▶ {name}: take {both}?"]
+        return Text(next((v for v in variants if _wrapped_rows(v, width) <= PROMPT_INFO_LINES), variants[-1]), "bold")
+    if focus.mode == "decision":
         pays = state.decision.payment if state.decision is not None else 0
-        info = Text(f"▶ Shōbu scores {pays} now; Koi-Koi plays on for more, at a risk.", style="bold")
-        keys = "s: Shōbu (stop and score) · k: Koi-Koi (play on) · ? help · h hint · q quit"
-    else:
-        info = Text("▶ " + " · ".join(f"{i}: {o}" for i, o in enumerate(focus.options, 1)), style="bold")
-        keys = f"1-{len(focus.options)} or ←→ and Enter: choose · ? help · q quit"
-    keys_line = Text(keys, style="dim")
-    if state.time_left is not None and focus is not None:
+        return Text(f"▶ Shōbu scores {pays} now; Koi-Koi plays on for more, at a risk.", style="bold")
+    return Text("▶ " + " · ".join(f"{i}: {o}" for i, o in enumerate(focus.options, 1)), style="bold")
+
+
+def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:
+    """What is going on (or the card under the cursor), wrapped over up to two lines, never cut where a
+    choice is named; then the keys that work now, in the longest wording that fits the width."""
+    info = _info(state, spinner, width)
+    parts = textwrap.wrap(info.plain, max(10, width), subsequent_indent="  ", break_on_hyphens=False) or [""]
+    if len(parts) > PROMPT_INFO_LINES:  # still too long: the last line shows what it can
+        parts = [*parts[: PROMPT_INFO_LINES - 1], " ".join(parts[PROMPT_INFO_LINES - 1 :])]
+    style = info.style if isinstance(info.style, str) else ""
+    lines = [fit(part, width, style) for part in parts]
+    clock = ""
+    if state.time_left is not None and state.focus is not None:
         clock = f"{state.time_left} s to choose · "
-        keys_line = Text(clock, style="bold red" if state.time_left <= 10 else "bold") + keys_line
-    return [fit(info, width), fit(keys_line, width)]
+    variants = _keys_for(state)
+    keys = next((k for k in variants if len(clock) + Text(k).cell_len <= width), variants[-1])
+    keys_line = Text(keys, style="dim")
+    if clock:
+        keys_line = Text(clock, style="bold red" if (state.time_left or 0) <= 10 else "bold") + keys_line
+    return [*lines, fit(keys_line, width)]
 
 
-def _hand_info(state: TableState) -> Text:
+def _hand_info(state: TableState, width: int) -> Text:
+    """The card under the cursor and what it would take, in the fullest words that fit one line (the
+    caller wraps what does not fit even at the shortest)."""
     focus, view = state.focus, state.view
     assert focus is not None and view is not None
     card = focus.hand[focus.index]
@@ -399,4 +464,8 @@ def _hand_info(state: TableState) -> Text:
         where = "matches two: you choose which to take"
     else:
         where = "takes " + ", ".join(c.display_name for c in matches)
-    return Text(f"▶ {focus.index + 1}: {card.display_name} ({card.kind.name.lower()}) → {where}", style="bold")
+    number, kind = f"▶ {focus.index + 1}: ", f" ({card.kind.name.lower()})"
+    variants = [f"{number}{card.display_name}{kind} → {where}", f"{number}{card.display_name} → {where}"]
+    variants.append(f"▶ {card.display_name} → {where}")  # the cursor marks the card in the hand
+    fitting = [v for v in variants if len(v) <= width] or [v for v in variants if _wrapped_rows(v, width) <= 2]
+    return Text((fitting or variants)[0], style="bold")

@@ -19,6 +19,7 @@ from p2p_koikoi.ui.board import (
     hand_in_words,
     hand_lines,
     log_lines,
+    newest_log_rows,
     player_lines,
     prompt_lines,
     status_line,
@@ -30,7 +31,7 @@ from p2p_koikoi.ui.state import TableState
 
 __all__ = ["render", "screen_text"]
 
-MIN_LOG = 2
+MIN_LOG = 3  # the last turn of each player, most often
 MIN_WIDTH, MIN_HEIGHT = 40, 12  # the least window that shows the table, your hand and the prompt
 
 
@@ -77,17 +78,37 @@ def _board(state: TableState, width: int, height: int, spinner: str) -> list[Tex
         middle += panel[: max(0, height - len(top) - len(bottom) - len(middle) - len(hand))] + hand
         return _stack(top, middle, bottom, height, max(0, spare))
     room = height - len(top) - len(bottom) - len(table) - len(hand) - 2  # the two players' headers
-    if room < sum(rows) + MIN_LOG:  # a low window: the hand and the table first, then the captures, then the log
-        table = table_lines(state, width, compact=True)
-        room = height - len(top) - len(bottom) - len(table) - len(hand) - 2
-        rows = [1, 1] if room >= 2 else [0, 0]
-        log_rows = max(0, room - sum(rows))
-    else:
-        log_rows = _grow(rows, wanted, room - sum(rows) - MIN_LOG) + MIN_LOG
+    least_log = max(MIN_LOG, newest_log_rows(state, width, 2))  # each player's last move, whole
+    if room < sum(rows) + least_log:  # a low window: see _low_board
+        return _low_board(state, width, height, top, bottom)
+    log_rows = _grow(rows, wanted, room - sum(rows) - least_log) + least_log
     players = [player_lines(state, them, width, rows[0]), player_lines(state, me, width, rows[1])]
-    if room < 0:  # the lowest windows: the table, the hand and the prompt only (? and the status line tell the rest)
-        players = [[], []]
     middle = players[0] + table + players[1] + hand + log_lines(state, width, log_rows)
+    return _stack(top, middle, bottom, height, 0)
+
+
+def _low_board(state: TableState, width: int, height: int, top: list[Text], bottom: list[Text]) -> list[Text]:
+    """A window too low for everything: the table (compact) and the hand's cards always; then, as room
+    allows, the last move whole (the newest entry of the log), the table's and the hand's headers, the
+    players' headers, a line of captures each, and the rest of the log. What goes first is what a person
+    cannot find out by pressing ``?``."""
+    me, them = state.seat, 1 - state.seat
+    table, hand = table_lines(state, width, compact=True), hand_lines(state, width)
+    room = height - len(top) - len(bottom) - (len(table) - 1) - (len(hand) - 1)
+    last = min(newest_log_rows(state, width), max(0, room))
+    room -= last
+    headers = [room >= 1, room >= 2]  # the table's header, then the hand's
+    room -= sum(headers)
+    rows = [0, 0]
+    players: list[list[Text]] = [[], []]
+    if room >= 2:  # the players' headers (each with its captures counted and its nearest yaku)
+        room -= 2
+        if room >= 2:  # a line of captures each, with the tracker
+            rows, room = [1, 1], room - 2
+        players = [player_lines(state, them, width, rows[0]), player_lines(state, me, width, rows[1])]
+    table = table if headers[0] else table[1:]
+    hand = hand if headers[1] else hand[1:]
+    middle = players[0] + table + players[1] + hand + log_lines(state, width, last + max(0, room))
     return _stack(top, middle, bottom, height, 0)
 
 
