@@ -312,7 +312,7 @@ def test_the_log_tells_each_turn_on_one_line_from_our_side() -> None:
     teller.move(Event("play", 1, pine, crane.bit))
     teller.move(Event("draw", 1, pampas, 0, text="draws Pampas plain to the table"))
     teller.move(Event("play", 0, Card.MAPLE_DEER, Card.MAPLE_PLAIN_1.bit))
-    teller.move(Event("draw", 0, Card.IRIS_PLAIN_1, 0, text="draws Iris plain, which matches two table cards"))
+    teller.move(Event("draw", 0, Card.IRIS_PLAIN_1, 0, text="draws Iris plain, which matches two table cards", choice=True))
     teller.move(Event("capture", 0, Card.IRIS_PLAIN_1, Card.IRIS_BRIDGE.bit))
     teller.move(Event("koikoi", 0))
     assert log == [

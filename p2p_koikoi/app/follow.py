@@ -14,20 +14,12 @@ from __future__ import annotations
 from p2p_koikoi.engine import (
     CHANCE,
     AnyAction,
-    CallKoiKoi,
-    CallStop,
-    ChooseCapture,
-    ClaimHandYaku,
     Draw,
     EngineError,
     Event,
-    Exchange,
-    PassHandYaku,
-    Play,
+    EventKind,
     Round,
-    cards_of,
 )
-from p2p_koikoi.engine.cards import month_mask
 
 __all__ = ["action_of", "follow"]
 
@@ -35,25 +27,10 @@ __all__ = ["action_of", "follow"]
 def action_of(view: Round, event: Event) -> AnyAction | None:
     """The action behind ``event`` in the state ``view`` shows, or None for a consequence
     (a yaku made, the round over) that no one chose."""
-    kind = event.kind
-    if kind == "play" and event.card is not None:
-        matches = view.table & month_mask(event.card.month)
-        taken = event.captured
-        if taken.bit_count() == 1 and (matches.bit_count() == 2 or not taken & matches):
-            return Play(event.card, next(cards_of(taken)))  # a choice of two, or the Gaji's wildcard pick
-        return Play(event.card)
-    if kind == "draw" and event.card is not None:
-        return Draw(event.card)
-    if kind == "capture" and event.captured:
-        return ChooseCapture(next(cards_of(event.captured)))
-    if kind == "koikoi":
-        return CallKoiKoi()
-    if kind == "stop":
-        return CallStop()
-    if kind == "hand-yaku":
-        return ClaimHandYaku(event.yaku[0].yaku, event.yaku[0].cards) if event.yaku else PassHandYaku()
-    if kind == "exchange":
-        return Exchange(event.text.startswith("exchanges"))
+    if event.action is not None:
+        return event.action  # a player's choice: the engine says which
+    if event.kind is EventKind.DRAW and event.card is not None:
+        return Draw(event.card)  # the stock's card, drawn for the player
     return None
 
 

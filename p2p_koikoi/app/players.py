@@ -11,7 +11,7 @@ import trio
 
 from p2p_koikoi.app.words import count, how_match_ended, how_round_ended, reason_words, score_words
 from p2p_koikoi.bots.base import Agent, MatchContext
-from p2p_koikoi.engine import AnyAction, Event, Round, RuleSet, Termination, cards_of
+from p2p_koikoi.engine import AnyAction, Event, Exchange, Round, RuleSet, Termination, cards_of
 from p2p_koikoi.referee.events import Ending
 from p2p_koikoi.session.match_session import SessionEnd, SessionEvent
 
@@ -66,7 +66,8 @@ def played_for_you(move: Event) -> str:
     elif move.kind == "stop":
         what = "called Shōbu for you"
     elif move.kind == "exchange":
-        what = "exchanged hands for you" if move.text.startswith("exchanges") else "kept the hands for you"
+        swapped = isinstance(move.action, Exchange) and move.action.swap
+        what = "exchanged hands for you" if swapped else "kept the hands for you"
     else:
         what = f"chose for you: {move.text}"
     return f"Time's up: the game {what}."

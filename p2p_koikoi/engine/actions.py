@@ -12,6 +12,7 @@ Play(card=<Card.PINE_RIBBON: 1>, target=<Card.PINE_CRANE: 0>)
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from p2p_koikoi.engine.cards import Card, cards_of, parse_cards
@@ -27,6 +28,7 @@ __all__ = [
     "ClaimHandYaku",
     "Draw",
     "Event",
+    "EventKind",
     "Exchange",
     "PassHandYaku",
     "Play",
@@ -144,17 +146,34 @@ class Action:
 # -- events ---------------------------------------------------------------------
 
 
+class EventKind(enum.StrEnum):
+    """What an :class:`Event` tells (a ``str``, so its value is the word the record's readers know)."""
+
+    PLAY = "play"
+    DRAW = "draw"
+    CAPTURE = "capture"
+    YAKU = "yaku"
+    KOIKOI = "koikoi"
+    STOP = "stop"
+    EXCHANGE = "exchange"
+    HAND_YAKU = "hand-yaku"
+    ROUND_OVER = "round-over"
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened, in words a UI can show and fields a program can read.
 
-    ``kind`` is one of: ``play``, ``draw``, ``capture``, ``yaku``, ``koikoi``,
-    ``stop``, ``exchange``, ``hand-yaku``, ``round-over``.
+    The fields say what the words say, so no layer above reads the words back: ``action`` is the action
+    that caused it where one did (an exchange's ``Exchange`` says whether the hands were swapped), and
+    ``choice`` marks a drawn card that matches two table cards and waits for its player's choice.
     """
 
-    kind: str
+    kind: EventKind
     seat: int
     card: Card | None = None
     captured: int = 0
     yaku: tuple[YakuScore, ...] = ()
     text: str = ""
+    action: AnyAction | None = None
+    choice: bool = False

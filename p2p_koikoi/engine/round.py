@@ -35,6 +35,7 @@ from p2p_koikoi.engine.actions import (
     ClaimHandYaku,
     Draw,
     Event,
+    EventKind,
     Exchange,
     PassHandYaku,
     Play,
@@ -435,7 +436,7 @@ class Round:
         events: list[Event] = []
         if isinstance(action, Play) and phase is Phase.PLAY:
             taken, wildcard = self._check_play(seat, action.card, action.target)
-            self._do_play(seat, action.card, taken, wildcard, events)
+            self._do_play(seat, action.card, taken, wildcard, events, action)
         elif isinstance(action, Draw) and phase is Phase.DRAW:
             self._check_draw(action.card)
             self._do_draw(action.card, events)
@@ -484,7 +485,10 @@ class Round:
             )
         return matches, False  # none, one, or all three
 
-    def _do_play(self, seat: int, card: int, taken: int, wildcard: bool, events: list[Event] | None) -> None:
+    def _do_play(
+        self, seat: int, card: int, taken: int, wildcard: bool, events: list[Event] | None, played: Play | None = None
+    ) -> None:
+        """``played`` is the action, for its event (the playouts pass none: they keep no events)."""
         bit = 1 << card
         if self.hands[seat] & bit:
             self.hands[seat] ^= bit
@@ -508,7 +512,7 @@ class Round:
                 text = f"plays {c.display_name}, takes {_names(taken)}" + (" with the Gaji" if wildcard else "")
             else:
                 text = f"plays {c.display_name} to the table"
-            events.append(Event("play", seat, c, taken, text=text))
+            events.append(Event(EventKind.PLAY, seat, c, taken, text=text, action=played or Play(c)))
 
     def _check_draw(self, card: Card) -> None:
         top = self._stock[self.stock_index]
@@ -531,7 +535,7 @@ class Round:
             self.to_act = seat
             if events is not None:
                 text = f"draws {_CARDS[card].display_name}, which matches two table cards"
-                events.append(Event("draw", seat, _CARDS[card], 0, text=text))
+                events.append(Event(EventKind.DRAW, seat, _CARDS[card], 0, text=text, choice=True))
             return
         if n:
             self.table ^= matches
@@ -541,7 +545,7 @@ class Round:
         if events is not None:
             c = _CARDS[card]
             text = f"draws {c.display_name}, takes {_names(matches)}" if n else f"draws {c.display_name} to the table"
-            events.append(Event("draw", seat, c, matches, text=text))
+            events.append(Event(EventKind.DRAW, seat, c, matches, text=text))
         self._end_turn(seat, events)
 
     def _check_choice(self, target: Card) -> None:
@@ -559,7 +563,9 @@ class Round:
         self.captures[seat] |= (1 << target) | (1 << card)
         if events is not None:
             text = f"takes {_CARDS[target].display_name} with {card.display_name}"
-            events.append(Event("capture", seat, card, 1 << target, text=text))
+            events.append(
+                Event(EventKind.CAPTURE, seat, card, 1 << target, text=text, action=ChooseCapture(_CARDS[target]))
+            )
         self._end_turn(seat, events)
 
     def _end_turn(self, seat: int, events: list[Event] | None) -> None:
@@ -569,7 +575,7 @@ class Round:
         rose = total > self._baseline[seat] if table.rise else bool(bits & ~self._baseline_bits[seat])
         if rose:
             if events is not None:
-                events.append(Event("yaku", seat, yaku=tuple(self.yaku(seat)), text=f"has yaku worth {total}"))
+                events.append(Event(EventKind.YAKU, seat, yaku=tuple(self.yaku(seat)), text=f"has yaku worth {total}"))
             if table.stop_after_call and (self.calls[0] or self.calls[1]):
                 self._finish(OutcomeKind.AUTO_STOP, seat, next_dealer=seat, counts=True)
                 self._over_event("the first yaku after a Koi-Koi ends the round", events)
@@ -616,7 +622,7 @@ class Round:
         if not koikoi:
             self._finish(OutcomeKind.STOP, seat, next_dealer=seat, counts=True)
             if events is not None:
-                events.append(Event("stop", seat, text="calls Shōbu"))
+                events.append(Event(EventKind.STOP, seat, text="calls Shōbu", action=CallStop()))
             self._over_event("Shōbu", events)
             return
         total, bits = self._yaku_table.evaluate(self.captures[seat])
@@ -625,7 +631,9 @@ class Round:
         self._baseline[seat] = total
         self._baseline_bits[seat] = bits
         if events is not None:
-            events.append(Event("koikoi", seat, text=f"calls Koi-Koi ({self.calls[seat]})"))
+            events.append(
+                Event(EventKind.KOIKOI, seat, text=f"calls Koi-Koi ({self.calls[seat]})", action=CallKoiKoi())
+            )
         self._next_turn(seat, events)
 
     def _declare(self, seat: int, action: ClaimHandYaku | PassHandYaku) -> list[Event]:
@@ -633,7 +641,7 @@ class Round:
             if self.hidden[seat] == 0 and hand_yaku(self.hands[seat]) is not None:
                 raise IllegalActionError("hand-yaku-not-claimed", f"player {seat} holds a hand yaku and must claim it")
             declared: YakuScore | None = None
-            events = [Event("hand-yaku", seat, text="has no hand yaku")]
+            events = [Event(EventKind.HAND_YAKU, seat, text="has no hand yaku", action=action)]
         else:
             cards = action.cards
             for card in cards_of(cards):
@@ -658,7 +666,11 @@ class Round:
                 self._seen |= 1 << card
             self._public_hand[seat] |= cards
             declared = YakuScore(action.yaku, 6, cards)
-            events = [Event("hand-yaku", seat, yaku=(declared,), text=f"shows {action.yaku.display_name}")]
+            events = [
+                Event(
+                    EventKind.HAND_YAKU, seat, yaku=(declared,), text=f"shows {action.yaku.display_name}", action=action
+                )
+            ]
         self._declared[seat] = declared
         if seat == self.dealer:
             self.to_act = 1 - seat
@@ -689,7 +701,8 @@ class Round:
             self.hands.reverse()
             self.hidden.reverse()
         self._after_exchange()
-        return [Event("exchange", seat, text="exchanges hands with the dealer" if swap else "keeps the hands")]
+        text = "exchanges hands with the dealer" if swap else "keeps the hands"
+        return [Event(EventKind.EXCHANGE, seat, text=text, action=Exchange(swap))]
 
     def _finish(self, kind: OutcomeKind, winner: int | None, *, next_dealer: int, counts: bool) -> None:
         if self._gaji is not None and kind is not OutcomeKind.REDEAL:
@@ -712,4 +725,4 @@ class Round:
         outcome = self.outcome
         assert outcome is not None
         seat = outcome.winner if outcome.winner is not None else CHANCE
-        events.append(Event("round-over", seat, yaku=outcome.yaku, text=why))
+        events.append(Event(EventKind.ROUND_OVER, seat, yaku=outcome.yaku, text=why))

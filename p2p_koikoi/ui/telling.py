@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from p2p_koikoi.app.players import left_words, played_for_you
 from p2p_koikoi.app.words import reason_words
-from p2p_koikoi.engine import Event, cards_of
+from p2p_koikoi.engine import Event, Exchange, cards_of
 from p2p_koikoi.session.match_session import SessionEvent
 
 __all__ = ["LOG_KEPT", "Teller", "ending_words"]
@@ -78,8 +78,10 @@ class Teller:
         elif kind == "hand-yaku" and move.yaku:
             self.line(f"{name} {self._verb(seat, 'show')} {move.yaku[0].yaku.display_name}.")
         elif kind == "exchange":
-            verb, _, rest = move.text.partition(" ")  # "exchanges hands with the dealer", "keeps the hands"
-            self._tell(seat, verb[:-1], rest, new_turn=True)
+            if isinstance(move.action, Exchange) and move.action.swap:
+                self._tell(seat, "exchange", "hands with the dealer", new_turn=True)
+            else:
+                self._tell(seat, "keep", "the hands", new_turn=True)
         elif kind == "round-over":
             self.line(f"Round over: {move.text}.")
 
@@ -89,6 +91,6 @@ class Teller:
         if move.captured:
             taken = ", ".join(c.display_name for c in cards_of(move.captured))
             return f"{card.display_name}, {self._verb(move.seat, 'take')} {taken}"
-        if move.kind == "draw" and "matches two" in move.text:
+        if move.choice:
             return f"{card.display_name}, which matches two"
         return card.display_name
