@@ -79,7 +79,7 @@ from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import greet_as_guest, greet_as_host
 from p2p_koikoi.net.runner import run_match
 from p2p_koikoi.record.writer import RecordWriter
-from p2p_koikoi.referee import Stage
+from p2p_koikoi.referee import Claim, Stage
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, Waiting
 from p2p_koikoi.testing import SessionPair, decide, deterministic_entropy
 from p2p_koikoi.testing.copies import cut_copy
@@ -442,7 +442,7 @@ def adjourns(table: Table) -> int:
 
 
 def concedes(table: Table) -> int:
-    table.pair.guest.concede("I cannot reach the host")
+    table.pair.guest._goodbye(Claim.PEER_GONE, "I cannot reach the host")  # the seat that owes claims: a concession
     table.deliver(lose=1)  # it could not: the concession is in its own record only
     return 1
 

@@ -222,9 +222,9 @@ async def signed_accept(greeting_key: Ed25519PrivateKey, channel: FramedChannel,
     greeting = await greet_as_guest(channel, public_bytes(greeting_key))
     frame = await channel.receive(idle=5)
     assert isinstance(frame, SignedEntry) and frame.entry.kind == "match"
-    entry = Entry(frame.entry.match_id, 1, frame.digest, 1, "accept", [frame.entry.body[1]], b"\0" * 16)
+    entry = Entry(frame.entry.match_id, 1, frame.digest, 1, "accept", [frame.entry.body[1], None], b"\0" * 16)
     if tweak == "other-match":
-        entry = Entry(b"\x01" * 32, 1, frame.digest, 1, "accept", [frame.entry.body[1]], b"\0" * 16)
+        entry = Entry(b"\x01" * 32, 1, frame.digest, 1, "accept", [frame.entry.body[1], None], b"\0" * 16)
     key = Ed25519PrivateKey.generate() if tweak == "wrong-key" else greeting_key
     del greeting
     await channel.send(SignedEntry.sign(entry, key))

@@ -522,10 +522,10 @@ def test_entry_0_is_checked_in_the_order_record_md_lists() -> None:
     played = honest()
     entries = list(played.entries)
     match = entries[0].entry
-    assert _judged(played, 0, kind="accept", body=[match.body[1]]) == (0, "not-a-match", None)
+    assert _judged(played, 0, kind="accept", body=[match.body[1], None]) == (0, "not-a-match", None)
     assert _judged(played, 0, match_id=bytes(32))[1:] == ("bad-handshake", 0)
-    rules, _fingerprint, keys, nonces, limit, software = match.body
-    assert _judged(played, 0, body=[rules, bytes(32), keys, nonces, limit, software])[1:] == ("bad-rules", 0)
+    rules, _fingerprint, keys, nonces, limit, software, name = match.body
+    assert _judged(played, 0, body=[rules, bytes(32), keys, nonces, limit, software, name])[1:] == ("bad-rules", 0)
 
 
 # ---------------------------------------------------------------------------------- reading a damaged record (#16, #31)

@@ -13,10 +13,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from p2p_koikoi.app.call_names import CallNames
 from p2p_koikoi.app.closing import koikoi_command
+from p2p_koikoi.app.identity import IdentityError
 from p2p_koikoi.app.netplay import replay_dir
 from p2p_koikoi.app.records import InputError, verify_paths
 from p2p_koikoi.record.format import SUFFIX, secret_path
+from p2p_koikoi.record.identity_names import fingerprint as full_fingerprint
 from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.verify import Verdict, VerifyReport
 from p2p_koikoi.referee.events import Ending
@@ -84,11 +87,27 @@ def _practice(path: Path) -> bool:
         return False
 
 
-def _opponent(path: Path, report: VerifyReport, practice: bool) -> str:
+def _opponent(path: Path, report: VerifyReport, practice: bool, called: CallNames | None) -> str:
+    """The other seat: our name for its key, else the name it sent with its key's short fingerprint (a list
+    spans many matches, and a sent name is anybody's to send), else its key."""
     parts = path.stem.split("-")
     seat = report.writer_seat if report.writer_seat is not None else (0 if path.stem.endswith("-host") else 1)
     fingerprint = parts[3 - seat] if len(parts) >= 6 else "?"
-    return "the bot (practice)" if practice else f"key {fingerprint}"
+    if practice:
+        return "the bot (practice)"
+    key, sent = report.keys[1 - seat], report.names[1 - seat]
+    ours = called.name_of(full_fingerprint(key).replace(":", "")) if called is not None and key else None
+    if ours is not None:
+        return ours.text
+    return f"{sent} (key {fingerprint})" if sent is not None else f"key {fingerprint}"
+
+
+def _called_names() -> CallNames | None:
+    """Our names for keys; a names file we cannot read names nobody here (``koikoi history`` says why)."""
+    try:
+        return CallNames()
+    except (IdentityError, OSError):
+        return None
 
 
 def result_words(report: VerifyReport, number: int | None = None) -> str:
@@ -153,6 +172,7 @@ def list_records(directory: Path | None = None, limit: int = 10, jobs: int | Non
     if not paths:
         return []
     reports = verify_paths(paths, jobs)
+    called = _called_names()
     out = []
     for number, (path, report) in enumerate(zip(paths, reports, strict=True), 1):
         verdict = report.verdict + ("" if report.complete else ", cut short")
@@ -163,7 +183,7 @@ def list_records(directory: Path | None = None, limit: int = 10, jobs: int | Non
         result = result_words(report, number if resumable else None)
         if practice and open_ending and begun(report):  # the bot lived in that process: nothing to resume with
             result += " (practice: cannot be taken up again)"
-        opponent = _opponent(path, report, practice)
+        opponent = _opponent(path, report, practice, called)
         listed = Listed(number, path, record_date(path), opponent, report.rules or "?", result, verdict, resumable)
         out.append(listed)
     return out

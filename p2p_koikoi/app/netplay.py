@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p_koikoi.app.continuing import Reconnect, play_on, settle_fork
 from p2p_koikoi.app.continuing import started as began
 from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
+from p2p_koikoi.app.own_name import load_own_name
 from p2p_koikoi.app.unfinished import ResumeError, Unfinished, find_unfinished, restore_match, tell_so_far
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.door import DropLog
@@ -246,13 +247,17 @@ async def admit_guest(
     identity: Ed25519PrivateKey,
     rules: RuleSet,
     turn_limit: int = DEFAULT_TURN_LIMIT,
+    name: str | None = None,
 ) -> MatchSession:
-    """The rest of the host's handshake: our ``match`` entry out, the guest's valid ``accept`` in.
+    """The rest of the host's handshake: our ``match`` entry out (with the ``name`` we go by), the guest's
+    valid ``accept`` in.
 
     Trust on first use binds a key to the name the *guest* dialled; a guest's own address says
     little (ports change, many guests share one address), so the host only shows its fingerprint.
     """
-    session = MatchSession(0, identity, greeting.peer_key, greeting.nonces, rules=rules, turn_limit=turn_limit)
+    session = MatchSession(
+        0, identity, greeting.peer_key, greeting.nonces, rules=rules, turn_limit=turn_limit, name=name
+    )
     for signed in session.take_outgoing():
         await channel.send(signed)
     try:
@@ -390,6 +395,8 @@ def _admitter(
     else into a new match offered with the host's rules. A match its guest forked is settled, never put
     back to be taken up again, and goes into ``forked`` for the host to report."""
     restored: Restored = {}
+    own = load_own_name()
+    name = own.format() if own is not None else None
 
     async def admit(
         channel: FramedChannel, greeting: Greeting, peer: str
@@ -406,7 +413,7 @@ def _admitter(
                 raise
             return unfinished.session, peer, unfinished
         try:
-            session = await admit_guest(channel, greeting, identity, options.rules, options.turn_limit)
+            session = await admit_guest(channel, greeting, identity, options.rules, options.turn_limit, name)
         except StrayResume as exc:  # rare and worth knowing: said in full, not just counted
             say(f"Dropped {peer}: {exc}.")
             raise
@@ -514,7 +521,8 @@ async def join_match(
     unfinished = _unfinished(directory, identity, greeting.peer_key, say)
     if unfinished is not None:
         return await _rejoin_host(channel, unfinished, identity, player_for(1), plan, say, result)
-    session = MatchSession(1, identity, greeting.peer_key, greeting.nonces)
+    own = load_own_name()
+    session = MatchSession(1, identity, greeting.peer_key, greeting.nonces, name=own.format() if own else None)
     try:
         result.report, result.record = await _play(channel, session, identity, player_for(1), directory, plan, say)
     except ConnectionLost:

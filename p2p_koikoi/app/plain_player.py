@@ -19,6 +19,7 @@ import trio
 from p2p_koikoi.app.coach import hint, pointless_koikoi
 from p2p_koikoi.app.decision import choice_words, decision_order, koikoi_risk, tracker_words
 from p2p_koikoi.app.plain_input import LineInput
+from p2p_koikoi.app.player_labels import seen_opponent
 from p2p_koikoi.app.players import event_lines, peer_left, wait_for_interrupt
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.app.words import count, how_round_ended
@@ -271,6 +272,16 @@ class PlainPlayer:
         for line in yaku_table_lines(rules):
             self._write(f"  {line}")
 
+    def _meet(self, event: SessionEvent) -> None:
+        """The setup is signed: the opponent is called by its name from now on (unless we were told what
+        to call it, as practice calls the bot "Bot"), and a name two keys share is said once."""
+        label, note = seen_opponent(event.keys, event.names, self.seat)
+        if self.them == "Opponent":
+            self.them = label
+            self._write(f"You play {label}.")
+        if note is not None:
+            self._write(f"Note: {note}.")
+
     def caught_up(self, match: Match, rules: RuleSet | None) -> None:
         """A resumed match: the rounds played before, for the table of rounds at the end."""
         self._rules = rules or self._rules
@@ -278,6 +289,8 @@ class PlainPlayer:
 
     async def notify(self, events: list[SessionEvent]) -> None:
         for event in events:
+            if event.kind == "players":
+                self._meet(event)
             timed_out = self._timed_out and event.kind == "moves"
             for line in event_lines([event], self.seat, self.them, timed_out=timed_out, claimed=self._claimed):
                 self._write(line)

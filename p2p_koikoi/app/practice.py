@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.app.identity import load_identity
 from p2p_koikoi.app.netplay import NetMatchResult, Say, replay_dir
+from p2p_koikoi.app.own_name import load_own_name
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots.registry import make_agent
 from p2p_koikoi.engine import RuleSet
@@ -30,6 +31,7 @@ from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.writer import RecordWriter, record_name
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession
 from p2p_koikoi.wire import public_bytes
+from p2p_koikoi.wire.player_name import MAX_LENGTH, PlayerName
 
 __all__ = ["DEFAULT_BOT", "PracticeOptions", "practice_match"]
 
@@ -42,6 +44,12 @@ class PracticeOptions:
     bot: str = DEFAULT_BOT
     seed: int | None = None  # the bot's; the deal is always fair and random
     replay_dir: Path | None = None
+
+
+def bot_name(bot: str) -> str:
+    """The name the bot's seat sends, so the record says who played it: ``strong:expert`` is ``strong expert
+    bot`` (a name holds no colon)."""
+    return PlayerName.parse(f"{bot.replace(':', ' ')} bot"[-MAX_LENGTH:]).format()
 
 
 async def practice_match(options: PracticeOptions, player: Player, say: Say) -> NetMatchResult:
@@ -65,14 +73,17 @@ async def practice_match(options: PracticeOptions, player: Player, say: Say) -> 
     async def bot_side() -> None:
         await ready.wait()
         channel, greeting = await dial(listening[0], public_bytes(bot_identity))
-        session = MatchSession(1, bot_identity, greeting.peer_key, greeting.nonces)
+        session = MatchSession(1, bot_identity, greeting.peer_key, greeting.nonces, name=bot_name(options.bot))
         await run_match(channel, session, BotPlayer(agent, 1))
 
     say(f"Practice against the {options.bot} bot: {options.rules.format()}, {options.rules.rounds} rounds.")
     async with trio.open_nursery() as nursery:
         nursery.start_soon(bot_side)
         channel, greeting = await listen(key, admit, port=0, bind="127.0.0.1", on_listening=on_listening)
-        session = MatchSession(0, identity, greeting.peer_key, greeting.nonces, rules=options.rules)
+        own = load_own_name()
+        session = MatchSession(
+            0, identity, greeting.peer_key, greeting.nonces, rules=options.rules, name=own.format() if own else None
+        )
         started = time.time()
 
         def name() -> str:

@@ -16,17 +16,23 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from p2p_koikoi.app.call_names import CallNames
 from p2p_koikoi.app.closing import koikoi_command
+from p2p_koikoi.app.identity import IdentityError
+from p2p_koikoi.app.player_labels import labels
 from p2p_koikoi.app.players import told
 from p2p_koikoi.app.records import read_match
 from p2p_koikoi.app.words import how_auto_stop, how_match_ended, score_words
 from p2p_koikoi.engine import CHANCE, Card, Event, OutcomeKind, Round, RoundResult, RuleSet
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.record.format import SUFFIX, secret_path
+from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.transcript import replay_round, start_round
 from p2p_koikoi.record.verify import VerifyReport
 from p2p_koikoi.referee.events import Ending, FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
+from p2p_koikoi.wire.bodies import MatchBody
+from p2p_koikoi.wire.sent_names import sent_names
 
 __all__ = ["Board", "Replay", "ReplayBuilder", "ReplayRound", "Step", "ending_told", "load_replay"]
 
@@ -231,6 +237,8 @@ def load_replay(path: Path) -> Replay:
     """Read, check and lay out the match at ``path`` (a record or a transcript) for replaying. Our own
     practice record tells the match as we played it: "You" and "Bot", not the host and the guest."""
     names = _practice_names(path)
+    told_as_you = names is not None
+    names = names or _sent_names(path)
     resume = ""
     if path.suffix == SUFFIX and secret_path(path).exists():
         from p2p_koikoi.app.listing import resume_name
@@ -239,9 +247,39 @@ def load_replay(path: Path) -> Replay:
     builder = ReplayBuilder(names, resume)
     builder.replay.report = read_match(path, builder)
     replay = builder.replay
-    if names is not None:
+    if told_as_you:
         _tell_as_you(replay)
     return replay
+
+
+def _sent_names(path: Path) -> tuple[str, str] | None:
+    """The seats by name, by seat, where the record's setup names them (or we named their keys): our name for
+    a key first, then the name it sent (with its fingerprint when another key goes by it too); a seat named
+    neither way stays "Host" or "Guest". None when neither seat has a name."""
+    if path.suffix != SUFFIX:
+        return None
+    try:
+        entries = read_record(path).entries
+    except (RecordError, OSError):
+        return None
+    sent = sent_names(entries)
+    if not entries or entries[0].entry.kind != "match":
+        return None
+    keys = MatchBody.from_list(entries[0].entry.body).keys
+    try:
+        called: CallNames | None = CallNames()
+    except (IdentityError, OSError):
+        called = None
+
+    def has_name(seat: int) -> bool:
+        ours = called.name_of(fingerprint(keys[seat]).replace(":", "")) if called is not None else None
+        return sent[seat] is not None or ours is not None
+
+    named = (has_name(0), has_name(1))
+    if not any(named):
+        return None
+    shown = labels(keys, sent, called)
+    return (shown[0] if named[0] else "Host", shown[1] if named[1] else "Guest")
 
 
 def _practice_names(path: Path) -> tuple[str, str] | None:

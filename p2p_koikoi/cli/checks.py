@@ -19,7 +19,7 @@ import typer
 
 from p2p_koikoi.cli.common import fail
 
-__all__ = ["SEED_MAX", "check_replay_dir", "ranged"]
+__all__ = ["SEED_MAX", "check_own_name", "check_replay_dir", "ranged"]
 
 SEED_MAX = 2**32 - 1
 
@@ -76,3 +76,15 @@ def check_replay_dir(option: Path | None, *, has_option: bool = True) -> Path:
     except OSError as exc:
         raise fail(f"{named}: cannot write there ({exc.strerror or exc}); {instead}") from None
     return folder
+
+
+def check_own_name() -> None:
+    """The name we send (``koikoi id --name``) must keep the rule the peer holds it to: a hand-edited file
+    that breaks it is refused here, in one line, rather than dropped by the peer as ``bad-body``."""
+    from p2p_koikoi.app.identity import IdentityError
+    from p2p_koikoi.app.own_name import load_own_name
+
+    try:
+        load_own_name()
+    except IdentityError as exc:
+        raise fail(str(exc)) from None

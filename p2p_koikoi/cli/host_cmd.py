@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from p2p_koikoi.cli.checks import check_replay_dir, ranged
+from p2p_koikoi.cli.checks import check_own_name, check_replay_dir, ranged
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors, run_trio, say_interrupted
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
@@ -67,6 +67,7 @@ def host(
     except InviteError as exc:
         raise fail(f"--guest: {exc}") from None
     check_replay_dir(replay_dir)  # before the invite is printed: no guest is seated to be failed
+    check_own_name()
     options = HostOptions(rules, port, bind, turn_limit, replay_dir, lan, expected, invite_only, upnp=upnp)
     try:
         if agent is None and use_table(plain):

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from p2p_koikoi.cli.checks import check_replay_dir, ranged
+from p2p_koikoi.cli.checks import check_own_name, check_replay_dir, ranged
 from p2p_koikoi.cli.common import fail, one_line_errors, run_trio, say_interrupted
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
@@ -51,6 +51,7 @@ def join(
     if address is None and not lan:
         raise fail("give the invite code (kk1:...) or the host as HOST[:PORT], or --lan to look on the LAN")
     check_replay_dir(replay_dir)  # before anyone is dialled or looked for
+    check_own_name()
     if address is None:
         from p2p_koikoi.cli.lan_picker import pick_lan_game
 

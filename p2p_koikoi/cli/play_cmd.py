@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from p2p_koikoi.app.closing import record_lines
-from p2p_koikoi.cli.checks import SEED_MAX, check_replay_dir, ranged
+from p2p_koikoi.cli.checks import SEED_MAX, check_own_name, check_replay_dir, ranged
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors, run_trio, say_interrupted
 from p2p_koikoi.cli.netopts import print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
@@ -47,6 +47,7 @@ def play(
     except UnknownBotError as exc:
         raise fail(str(exc)) from None
     check_replay_dir(None, has_option=False)  # where the record goes: a folder we can write to, said before the match
+    check_own_name()
     options = PracticeOptions(rules, bot, seed)
     try:
         if use_table(plain):

@@ -68,6 +68,7 @@ from p2p_koikoi.referee.events import (
 from p2p_koikoi.referee.findings import Finding, Rejected
 from p2p_koikoi.wire import SIGN_DOMAIN, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.resume_proof import ResumeClaim
+from p2p_koikoi.wire.sent_names import sent_names
 
 __all__ = [
     "EXIT_CODES",
@@ -232,6 +233,11 @@ class VerifyReport:
         self.finding = Finding(at, reason, found.text, found.blame)
 
     @property
+    def names(self) -> tuple[str | None, str | None]:
+        """The names the seats sent, signed, in the match setup (None where a seat sent none)."""
+        return sent_names(self.chain)
+
+    @property
     def exit_code(self) -> int:
         return EXIT_CODES[self.verdict]
 
@@ -257,6 +263,7 @@ class VerifyReport:
                     "seat": seat,
                     "key": key.hex() if key else None,
                     "fingerprint": short_fingerprint(key) if key else None,
+                    "name": self.names[seat],
                 }
                 for seat, key in enumerate(self.keys)
             ],

@@ -79,6 +79,7 @@ from p2p_koikoi.wire.bodies import (
     ResultBody,
     parse_body,
 )
+from p2p_koikoi.wire.sent_names import sent_names
 
 __all__ = ["SOFTWARE", "MatchSession", "SessionEnd", "SessionEvent", "Stage", "Waiting"]
 
@@ -113,7 +114,8 @@ class SessionEvent:
     Kinds: ``offered`` (rules), ``first-dealer`` (seat), ``round`` (number, redeal, dealer),
     ``moves`` (engine events), ``result`` (a RoundResult), ``over`` (the MatchOutcome),
     ``peer-left`` (text), ``failed`` (text, blame), ``claimed-against`` (the peer claimed our silence, with
-    its text; our program has answered, which refutes the claim).
+    its text; our program has answered, which refutes the claim), ``players`` (once the guest accepted: both
+    seats' ``keys`` and the ``names`` they sent, by seat, None where a seat sent none).
     """
 
     kind: str
@@ -123,6 +125,8 @@ class SessionEvent:
     result: RoundResult | None = None
     outcome: MatchOutcome | None = None
     rules: RuleSet | None = None
+    keys: tuple[bytes, bytes] | None = None
+    names: tuple[str | None, str | None] = (None, None)
 
 
 class _Teller(MatchVisitor):
@@ -178,6 +182,7 @@ class MatchSession:
         rules: RuleSet | None = None,
         turn_limit: int = 0,
         master_secret: bytes | None = None,
+        name: str | None = None,
     ) -> None:
         if seat == 0 and rules is None:
             raise LocalProtocolError("no-rules", "the host offers the rules")
@@ -197,6 +202,7 @@ class MatchSession:
         self.match_id = self.referee.match_id
         self._offered = rules
         self._turn_limit = turn_limit
+        self.name = name  # the name our seat sends (the host's in the match entry, the guest's in its accept)
         self.outgoing: list[SignedEntry] = []
         self.events: list[SessionEvent] = []
         self.failure: RemoteProtocolError | None = None
@@ -208,6 +214,7 @@ class MatchSession:
         self._replaying = False  # taking entries from a record: our answers are in it already
         self._broke_rule = False  # a cheating seat sent an entry its own referee refused
         self._accusing = False
+        self._told_players = False
         if seat == 0:
             self._pump()
 
@@ -299,6 +306,11 @@ class MatchSession:
         return out
 
     @property
+    def names(self) -> tuple[str | None, str | None]:
+        """The names both seats sent in the match setup (by seat), None where none has come."""
+        return sent_names(self.referee.entries)
+
+    @property
     def peer_decides(self) -> bool:
         """The peer holds the floor for a decision of its player (not an automatic protocol step)."""
         return self.waiting is Waiting.PEER and self.referee.floor_decides()
@@ -309,7 +321,7 @@ class MatchSession:
         """The guest accepts the host's rules."""
         if self.waiting is not Waiting.ACCEPT or self.rules is None:
             raise LocalProtocolError("not-now", "there are no rules to accept now")
-        self._write_body(AcceptBody(bytes.fromhex(self.rules.fingerprint)))
+        self._write_body(AcceptBody(bytes.fromhex(self.rules.fingerprint), self.name))
         self._pump()
 
     def decline(self, reason: str = "declined the rules") -> None:
@@ -394,6 +406,7 @@ class MatchSession:
             rules=parse_rules(opening.rules) if seat == 0 else None,
             turn_limit=opening.turn_limit,
             master_secret=master_secret,
+            name=opening.name if seat == 0 else _accepted_name(entries),
         )
         if keys[seat] != public_bytes(identity):
             raise LocalProtocolError("restore", "this record was not played with our identity key")
@@ -624,11 +637,20 @@ class MatchSession:
 
     def _pump(self) -> None:
         """Write every entry that needs no decision while we hold the floor."""
+        self._tell_players()
         while self.ended_by is None and not self._broke_rule and self.referee.floor() == self.seat:
             if self._hold_at == len(self.referee.entries):
                 return
             if not self._write_automatic():
                 return
+
+    def _tell_players(self) -> None:
+        """Once the guest has accepted, the player learns who sits where: the keys and the names sent."""
+        entries = self.referee.entries
+        if self._told_players or len(entries) < 2 or entries[1].entry.kind != "accept":
+            return
+        self._told_players = True
+        self.events.append(SessionEvent("players", keys=self.keys, names=self.names))
 
     def _write_automatic(self) -> bool:
         referee = self.referee
@@ -637,7 +659,8 @@ class MatchSession:
             rules = self._offered
             assert rules is not None
             fingerprint = bytes.fromhex(rules.fingerprint)
-            self._write_body(MatchBody(rules.format(), fingerprint, self.keys, self.nonces, self._turn_limit, SOFTWARE))
+            limit = self._turn_limit
+            self._write_body(MatchBody(rules.format(), fingerprint, self.keys, self.nonces, limit, SOFTWARE, self.name))
             return True
         if stage in (Stage.ACCEPT, Stage.EXCHANGE):
             return False
@@ -768,3 +791,8 @@ class MatchSession:
         if how is Ending.VIOLATION:
             return SessionEnd.VIOLATION
         return SessionEnd.QUIT if ours else SessionEnd.PEER_QUIT
+
+
+def _accepted_name(entries: Sequence[SignedEntry]) -> str | None:
+    """The name our guest seat sent in its accept, so a restored seat writes that entry again byte for byte."""
+    return sent_names(entries)[1]

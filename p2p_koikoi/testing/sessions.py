@@ -27,14 +27,19 @@ class SessionPair:
         return (self.host, self.guest)
 
 
-def session_pair(rules: RuleSet, entropy: Callable[[int], bytes] = secrets.token_bytes) -> SessionPair:
+def session_pair(
+    rules: RuleSet,
+    entropy: Callable[[int], bytes] = secrets.token_bytes,
+    names: tuple[str | None, str | None] = (None, None),
+) -> SessionPair:
     """Two fresh sessions of one match; with :func:`deterministic_entropy` every byte of it (keys, nonces,
-    secrets, so the deal too) is the same at every run, and a test that needs a case can pin its seed."""
+    secrets, so the deal too) is the same at every run, and a test that needs a case can pin its seed.
+    ``names`` are the names the seats send in the setup."""
     nonces = (entropy(32), entropy(32))
     masters = (entropy(32), entropy(32))
     keys = (Ed25519PrivateKey.from_private_bytes(entropy(32)), Ed25519PrivateKey.from_private_bytes(entropy(32)))
-    host = MatchSession(0, keys[0], public_bytes(keys[1]), nonces, rules=rules, master_secret=masters[0])
-    guest = MatchSession(1, keys[1], public_bytes(keys[0]), nonces, master_secret=masters[1])
+    host = MatchSession(0, keys[0], public_bytes(keys[1]), nonces, rules=rules, master_secret=masters[0], name=names[0])
+    guest = MatchSession(1, keys[1], public_bytes(keys[0]), nonces, master_secret=masters[1], name=names[1])
     return SessionPair(host, guest, keys)
 
 
@@ -113,5 +118,3 @@ def deterministic_entropy(label: bytes) -> Callable[[int], bytes]:
         return out[:n]
 
     return entropy
-
-

@@ -30,8 +30,8 @@ def wire_vectors(entries_shown: int | None = None) -> dict[str, object]:
     nonces = (entropy(32), entropy(32))
     rules = preset("lemme").with_option("rounds", "3")
     masters = (entropy(32), entropy(32))
-    host = MatchSession(0, keys[0], public_bytes(keys[1]), nonces, rules=rules, master_secret=masters[0])
-    guest = MatchSession(1, keys[1], public_bytes(keys[0]), nonces, master_secret=masters[1])
+    host = MatchSession(0, keys[0], public_bytes(keys[1]), nonces, rules=rules, master_secret=masters[0], name="Hana")
+    guest = MatchSession(1, keys[1], public_bytes(keys[0]), nonces, master_secret=masters[1], name="Tarō")
     contexts = {
         "coin": coin_context(host.match_id),
         "dealer draw 0": DealContext(host.match_id, 0, 0, Purpose.DEALER_DRAW),
@@ -44,7 +44,8 @@ def wire_vectors(entries_shown: int | None = None) -> dict[str, object]:
     chain = host.chain.entries
     assert keys[0].private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption()) == seeds[0]
     return {
-        "description": "A 3-round lemme match between RandomAgent(1) (host) and RandomAgent(2) (guest), "
+        "description": "A 3-round lemme match between RandomAgent(1) (host, named Hana) and RandomAgent(2) "
+        "(guest, named Tarō), "
         "master secrets from p2p_koikoi.testing.deterministic_entropy(b'p2p-koikoi wire vectors'), driven by "
         "p2p_koikoi.testing.pipe_sessions. "
         "Regenerate with: python -m p2p_koikoi.testing > protocol/vectors/wire-match.json",

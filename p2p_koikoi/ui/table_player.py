@@ -28,6 +28,7 @@ from rich.text import Text
 from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.coach import hint, pointless_koikoi
 from p2p_koikoi.app.follow import follow
+from p2p_koikoi.app.player_labels import seen_opponent
 from p2p_koikoi.app.players import peer_left, wait_for_interrupt
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots.base import MatchContext
@@ -261,7 +262,22 @@ class TablePlayer:
 
     async def notify(self, events: list[SessionEvent]) -> None:
         self.in_match = True
+        for event in events:
+            if event.kind == "players":
+                self._meet(event)
         self._queue(events)
+
+    def _meet(self, event: SessionEvent) -> None:
+        """The setup is signed: the opponent is called by its name (unless we were told what to call it,
+        as practice calls the bot "Bot"); a name two keys share is said in the log."""
+        state = self.state
+        label, note = seen_opponent(event.keys, event.names, state.seat)
+        if state.them == "Opponent":
+            names = list(state.names)
+            names[1 - state.seat] = label
+            state.names = self._teller.names = (names[0], names[1])
+        if note is not None:
+            state.log.append(f"Note: {note}.")
 
     def see(self, view: Round) -> None:
         """The runner's view of our seat after the events before it: the table as it truly is now."""

@@ -11,6 +11,7 @@ from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.replay import ending_told
 from p2p_koikoi.app.words import count, how_match_ended, reason_words, score_words
 from p2p_koikoi.record.format import withdrawn_place
+from p2p_koikoi.record.identity_names import short_fingerprint
 from p2p_koikoi.record.verify import Verdict, VerifyReport
 from p2p_koikoi.referee.events import Ending
 from p2p_koikoi.referee.findings import Finding, blame_words
@@ -54,6 +55,8 @@ def _lines(report: VerifyReport) -> list[str]:
     rules = report.rules or "rules unknown"
     what = f"{rules}, {report.entries} entries" if report.kind == "record" else f"{rules}, a transcript"
     lines = [f"{label}: {report.path} ({what})"]
+    if any(report.keys):
+        lines.append(f"  players: {_players(report)}")
     finding = report.finding
     if finding is not None:  # a ``kind:detail`` id (``audit:RULE``, ``illegal-move:RULE``) in words
         lines.append(f"  {finding_words(finding)}")
@@ -82,6 +85,17 @@ def _lines(report: VerifyReport) -> list[str]:
     lines.extend(_copies(report))
     lines.extend(f"  warning: {warning}" for warning in report.warnings)
     return lines
+
+
+def _players(report: VerifyReport) -> str:
+    """Both seats by key, with the name each sent (signed): an audit names keys, and a name only beside one."""
+
+    def seat(number: int) -> str:
+        key, name = report.keys[number], report.names[number]
+        fingerprint = short_fingerprint(key) if key is not None else "no key"
+        return f"{ROLE[number]} {fingerprint}" + (f" ({name})" if name is not None else " (no name sent)")
+
+    return f"{seat(0)}, {seat(1)}"
 
 
 def _withdrawn(writer: int | None, place: int) -> str:

@@ -56,7 +56,8 @@ def _pair(value: list[bytes]) -> tuple[bytes, bytes]:
 
 @dataclass(frozen=True, slots=True)
 class MatchBody:
-    """Entry 0, the host's: the rules, the keys and nonces of the greeting, the time limit, the software."""
+    """Entry 0, the host's: the rules, the keys and nonces of the greeting, the time limit, the software, and
+    the name the host goes by (signed, so nobody between the players can change it), or None."""
 
     KIND: ClassVar[EntryKind] = EntryKind.MATCH
     rules: str
@@ -65,31 +66,35 @@ class MatchBody:
     nonces: tuple[bytes, bytes]
     turn_limit: int
     software: str
+    name: str | None = None
 
     @classmethod
     def from_list(cls, body: list[Any]) -> MatchBody:
         check_body(cls.KIND, body)
-        rules, fingerprint, keys, nonces, turn_limit, software = body
-        return cls(rules, fingerprint, _pair(keys), _pair(nonces), turn_limit, software)
+        rules, fingerprint, keys, nonces, turn_limit, software, name = body
+        return cls(rules, fingerprint, _pair(keys), _pair(nonces), turn_limit, software, name)
 
     def to_list(self) -> list[Any]:
-        return [self.rules, self.fingerprint, list(self.keys), list(self.nonces), self.turn_limit, self.software]
+        keys, nonces = list(self.keys), list(self.nonces)
+        return [self.rules, self.fingerprint, keys, nonces, self.turn_limit, self.software, self.name]
 
 
 @dataclass(frozen=True, slots=True)
 class AcceptBody:
-    """The guest takes the rules it was offered, named by their fingerprint."""
+    """The guest takes the rules it was offered, named by their fingerprint, and says the name it goes by
+    (or None): the guest's half of the match setup, signed as the host's name is in the match entry."""
 
     KIND: ClassVar[EntryKind] = EntryKind.ACCEPT
     fingerprint: bytes
+    name: str | None = None
 
     @classmethod
     def from_list(cls, body: list[Any]) -> AcceptBody:
         check_body(cls.KIND, body)
-        return cls(body[0])
+        return cls(body[0], body[1])
 
     def to_list(self) -> list[Any]:
-        return [self.fingerprint]
+        return [self.fingerprint, self.name]
 
 
 @dataclass(frozen=True, slots=True)

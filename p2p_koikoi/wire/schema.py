@@ -5,8 +5,9 @@ that does not fit is the peer's fault (``bad-body``), whatever else is in it.
 
 | kind | body |
 | --- | --- |
-| ``match`` | rules text, fingerprint, [host key, guest key], [host nonce, guest nonce], turn limit (s), software |
-| ``accept`` | rules fingerprint (32) |
+| ``match`` | rules text, fingerprint, [host key, guest key], [host nonce, guest nonce], turn limit (s), software,
+  the host's name or nil |
+| ``accept`` | rules fingerprint (32), the guest's name or nil |
 | ``decline`` | reason |
 | ``deal`` | round (0 = first dealer, 1..12), redeal (0..63), deal-protocol message (bytes) |
 | ``move`` | round, action in words, Show message or nil, Keys message or nil |
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from p2p_koikoi.wire.errors import RemoteProtocolError
+from p2p_koikoi.wire.player_name import BadName, PlayerName
 
 __all__ = ["KINDS", "check_body"]
 
@@ -47,6 +49,17 @@ def _optional(check: Check) -> Check:
     return lambda v: v is None or check(v)
 
 
+def _name(value: Any) -> bool:
+    """A player's name as the sender's program checked it: :class:`PlayerName`'s rule, in its one spelling
+    (NFC, no outer spaces), so a receiver shows exactly what was signed and nothing that draws otherwise."""
+    if not isinstance(value, str):
+        return False
+    try:
+        return PlayerName.parse(value).format() == value
+    except BadName:
+        return False
+
+
 _KEY = _bytes(32, 32)
 _ROUND = _int(0, 12)
 _POINTS = _int(-1_000_000, 1_000_000)
@@ -60,8 +73,9 @@ KINDS: dict[str, tuple[tuple[str, Check], ...]] = {
         ("nonces", _pair(_KEY)),
         ("turn limit", _int(0, 3600)),
         ("software", _str(100)),
+        ("name", _optional(_name)),
     ),
-    "accept": (("fingerprint", _KEY),),
+    "accept": (("fingerprint", _KEY), ("name", _optional(_name))),
     "decline": (("reason", _str(300)),),
     "deal": (("round", _ROUND), ("redeal", _int(0, 63)), ("message", _DEAL_MESSAGE)),
     "move": (
