@@ -9,12 +9,13 @@ does each piece of a large frame still on its way over a slow link).
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import trio
 
 from p2p_koikoi.wire import FrameDecoder, encode, parse_frame
-from p2p_koikoi.wire.frames import Frame
+from p2p_koikoi.wire.frames import Frame, Ping, Pong
 
 __all__ = ["ConnectionLost", "FramedChannel", "TimedOut"]
 
@@ -47,6 +48,16 @@ class FramedChannel:
             except (trio.BrokenResourceError, trio.ClosedResourceError) as exc:
                 raise ConnectionLost(f"the connection broke while sending: {exc}") from None
         self.bytes_sent += len(data)
+
+    async def keepalive(self, frame: Frame) -> bool:
+        """Whether ``frame`` is a keepalive, answered here: a Ping gets its Pong (a connection that broke
+        meanwhile is for the next receive to find), a Pong needs nothing. The one place the rule lives,
+        so every loop over frames (the match, the resume, the rules' acceptance) reads only the rest."""
+        if isinstance(frame, Ping):
+            with contextlib.suppress(ConnectionLost):
+                await self.send(Pong(frame.n))
+            return True
+        return isinstance(frame, Pong)
 
     async def receive(self, idle: float = math.inf) -> Frame | None:
         """The next frame, or None at a clean end of stream.

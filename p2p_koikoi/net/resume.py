@@ -37,7 +37,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p_koikoi.net.door import Conclusive
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession
-from p2p_koikoi.wire import VERSION, Hello, Ping, Pong, RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire import VERSION, Hello, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.frames import Frame, Resume, ResumeProof
 from p2p_koikoi.wire.keys import check_public_key
 from p2p_koikoi.wire.resume_proof import RESUME_DOMAIN, ResumeClaim, proof_bytes
@@ -95,9 +95,7 @@ async def _next(channel: FramedChannel, deadline: float) -> Frame:
             frame = await channel.receive()
             if frame is None:
                 raise ConnectionLost("the peer closed the connection while resuming")
-            if isinstance(frame, Ping):
-                await channel.send(Pong(frame.n))
-            elif not isinstance(frame, Pong):
+            if not await channel.keepalive(frame):
                 return frame
 
 

@@ -69,7 +69,7 @@ from p2p_koikoi.net.record_sync import RecordFile, RecordSync
 from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.referee.findings import BadBytes
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
-from p2p_koikoi.wire import Frame, Ping, Pong, RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire import Frame, Ping, RemoteProtocolError, SignedEntry
 
 __all__ = [
     "ClaimChoice",
@@ -327,11 +327,7 @@ class _Run:
                 self.connection_lost("the peer closed the connection")
             self.poke()
             return False
-        if isinstance(frame, Ping):
-            with contextlib.suppress(ConnectionLost):
-                await self.channel.send(Pong(frame.n))
-            return True
-        if isinstance(frame, Pong):
+        if await self.channel.keepalive(frame):
             return True
         if not isinstance(frame, SignedEntry):
             self.fault(RemoteProtocolError("bad-frame", "a second hello in the match"))

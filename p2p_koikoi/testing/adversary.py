@@ -18,7 +18,6 @@ cheater's half alone, dialling a real ``koikoi host`` over loopback TCP.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import math
@@ -41,7 +40,7 @@ from p2p_koikoi.net.timing import Timing
 from p2p_koikoi.record.reader import Record, read_record
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Stage
-from p2p_koikoi.wire import Ping, Pong, RemoteProtocolError, SignedEntry, public_bytes
+from p2p_koikoi.wire import RemoteProtocolError, SignedEntry, public_bytes
 from p2p_koikoi.wire.frames import Frame
 
 __all__ = [
@@ -221,9 +220,7 @@ async def duel(
                 return
             if frame is None:
                 return
-            if isinstance(frame, Ping):
-                with contextlib.suppress(ConnectionLost):
-                    await cheater_channel.send(Pong(frame.n))
+            await cheater_channel.keepalive(frame)
 
     try:
         with trio.fail_after(timeout):
