@@ -23,6 +23,7 @@ from p2p_koikoi.net.runner import MatchReport, run_match
 from p2p_koikoi.net.tcp import Address, dial
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing import trickle_stream_pair
+from p2p_koikoi.testing.pairs import match_pair
 from p2p_koikoi.wire import VERSION, Entry, Hello, Ping, Pong, RemoteProtocolError, SignedEntry, encode, public_bytes
 from p2p_koikoi.wire.codec import pack
 from p2p_koikoi.wire.framing import encode_frame
@@ -34,26 +35,9 @@ async def play_pair(
     rules = preset(rules_name)
     if rounds:
         rules = rules.with_option("rounds", str(rounds))
-    ca, cb = FramedChannel(a), FramedChannel(b)
-    k0, k1 = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
-    out: dict[str, object] = {}
-
-    async def host() -> None:
-        greeting = await greet_as_host(ca, public_bytes(k0))
-        session = MatchSession(0, k0, greeting.peer_key, greeting.nonces, rules=rules)
-        out["host"] = session
-        out["h"] = await run_match(ca, session, BotPlayer(RandomAgent(1), 0))
-
-    async def guest() -> None:
-        greeting = await greet_as_guest(cb, public_bytes(k1))
-        session = MatchSession(1, k1, greeting.peer_key, greeting.nonces)
-        out["guest"] = session
-        out["g"] = await run_match(cb, session, BotPlayer(RandomAgent(2), 1))
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(host)
-        nursery.start_soon(guest)
-    return out["h"], out["g"], out["host"], out["guest"]  # type: ignore[return-value]
+    players = (BotPlayer(RandomAgent(1), 0), BotPlayer(RandomAgent(2), 1))
+    played = await match_pair(rules, players, streams=(a, b))
+    return played.host, played.guest, *played.sessions
 
 
 def same_match(h: MatchReport, g: MatchReport, host: MatchSession, guest: MatchSession) -> None:

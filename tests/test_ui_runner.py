@@ -10,17 +10,14 @@ import itertools
 
 import trio
 import trio.testing
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import AnyAction, Phase, Round, RuleSet, Termination, preset
-from p2p_koikoi.net.framed import FramedChannel
-from p2p_koikoi.net.handshake import greet_as_guest, greet_as_host
-from p2p_koikoi.net.runner import MatchReport, Player, PlayerQuit, run_match
+from p2p_koikoi.net.runner import MatchReport, Player, PlayerQuit
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent
-from p2p_koikoi.wire import public_bytes
+from p2p_koikoi.testing.pairs import match_pair
 
 
 class QuitsOnItsTurn:
@@ -56,26 +53,8 @@ class Slow(BotPlayer):
 async def pair(
     host_player: Player, guest_player: Player, turn_limit: int = 0
 ) -> tuple[MatchReport, MatchReport, MatchSession]:
-    a, b = trio.testing.memory_stream_pair()
-    ca, cb = FramedChannel(a), FramedChannel(b)
-    k0, k1 = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
-    out: dict[str, object] = {}
-
-    async def host() -> None:
-        greeting = await greet_as_host(ca, public_bytes(k0))
-        rules = preset("lemme")
-        session = MatchSession(0, k0, greeting.peer_key, greeting.nonces, rules=rules, turn_limit=turn_limit)
-        out["session"] = session
-        out["h"] = await run_match(ca, session, host_player)
-
-    async def guest() -> None:
-        greeting = await greet_as_guest(cb, public_bytes(k1))
-        out["g"] = await run_match(cb, MatchSession(1, k1, greeting.peer_key, greeting.nonces), guest_player)
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(host)
-        nursery.start_soon(guest)
-    return out["h"], out["g"], out["session"]  # type: ignore[return-value]
+    played = await match_pair(preset("lemme"), (host_player, guest_player), turn_limit=turn_limit)
+    return played.host, played.guest, played.sessions[0]
 
 
 async def test_quitting_on_our_turn_forfeits_and_tells_the_peer() -> None:
