@@ -70,6 +70,7 @@ from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.referee.findings import BadBytes
 from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
 from p2p_koikoi.wire import Frame, Ping, RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire.frames import Rematch
 
 __all__ = [
     "ClaimChoice",
@@ -330,7 +331,8 @@ class _Run:
         if await self.channel.keepalive(frame):
             return True
         if not isinstance(frame, SignedEntry):
-            self.fault(RemoteProtocolError("bad-frame", "a second hello in the match"))
+            what = "a rematch frame" if isinstance(frame, Rematch) else "a second hello"  # SPEC.md section 9
+            self.fault(RemoteProtocolError("bad-frame", f"{what} in the middle of the match"))
             return False
         if self.session.waiting is Waiting.DONE and not self.session.ending_refutable:
             return False

@@ -23,6 +23,7 @@ def wire_vectors(entries_shown: int | None = None) -> dict[str, object]:
     from p2p_koikoi.referee import deal_secret
     from p2p_koikoi.session.match_session import SOFTWARE
     from p2p_koikoi.wire import VERSION, Hello, encode
+    from p2p_koikoi.wire.frames import Answer, Rematch
 
     seeds = (bytes(range(32)), bytes(range(32, 64)))
     keys = (Ed25519PrivateKey.from_private_bytes(seeds[0]), Ed25519PrivateKey.from_private_bytes(seeds[1]))
@@ -67,6 +68,9 @@ def wire_vectors(entries_shown: int | None = None) -> dict[str, object]:
             }
             for name, context in contexts.items()
         ],
+        "rematch_frames": {  # SPEC.md section 9: after this match, each side's answer about another
+            answer.value: encode(Rematch(host.match_id, answer)).hex() for answer in Answer
+        },
         "entry_count": len(chain),
         "head": host.chain.head.hex(),
         "entries": [

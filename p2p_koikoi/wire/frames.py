@@ -8,11 +8,14 @@ Every frame body is a msgpack array whose first item names it:
 - ``["ping", n]`` and ``["pong", n]``: keepalives, outside the chain;
 - ``["entry", entry bytes, signature (64)]``: a signed entry of the chain;
 - ``["resume", version, public key, match id, entries held, head digest, nonce]`` and
-  ``["resume-proof", signature]``: reconnecting to a match in progress (SPEC.md, section 8).
+  ``["resume-proof", signature]``: reconnecting to a match in progress (SPEC.md, section 8);
+- ``["rematch", finished match id (32), "yes" | "no"]``: after a match played out, whether this side
+  plays another on the same connection (SPEC.md, section 9).
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from p2p_koikoi.wire.codec import pack, unpack
@@ -20,7 +23,18 @@ from p2p_koikoi.wire.entry import VERSION, SignedEntry
 from p2p_koikoi.wire.errors import RemoteProtocolError
 from p2p_koikoi.wire.framing import encode_frame
 
-__all__ = ["Frame", "Hello", "Ping", "Pong", "Resume", "ResumeProof", "encode", "parse_frame"]
+__all__ = [
+    "Answer",
+    "Frame",
+    "Hello",
+    "Ping",
+    "Pong",
+    "Rematch",
+    "Resume",
+    "ResumeProof",
+    "encode",
+    "parse_frame",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +70,23 @@ class ResumeProof:
     signature: bytes
 
 
-Frame = Hello | Ping | Pong | SignedEntry | Resume | ResumeProof
+class Answer(enum.StrEnum):
+    """A side's answer to another match; a ``str``, so the wire's text is the member's value."""
+
+    YES = "yes"
+    NO = "no"
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """Another match on this connection, or not: ``match_id`` names the match just played out, so an answer
+    cannot be carried over to another series, and a frame of one match's end is never read in another's."""
+
+    match_id: bytes
+    answer: Answer
+
+
+Frame = Hello | Ping | Pong | SignedEntry | Resume | ResumeProof | Rematch
 
 
 def encode(frame: Frame) -> bytes:
@@ -71,6 +101,8 @@ def encode(frame: Frame) -> bytes:
         body = pack(["resume", frame.version, frame.key, frame.match_id, frame.count, frame.head, frame.nonce])
     elif isinstance(frame, ResumeProof):
         body = pack(["resume-proof", frame.signature])
+    elif isinstance(frame, Rematch):
+        body = pack(["rematch", frame.match_id, frame.answer.value])
     else:
         body = pack(["entry", frame.data, frame.signature])
     return encode_frame(body)
@@ -117,8 +149,18 @@ def parse_frame(body: bytes) -> Frame:
         if len(args) != 1 or not isinstance(args[0], bytes) or len(args[0]) != 64:
             raise RemoteProtocolError("bad-frame", "a resume proof is a 64-byte signature")
         return ResumeProof(args[0])
+    if name == "rematch":
+        return _rematch(args)
     if name == "entry":
         if len(args) != 2 or not isinstance(args[0], bytes) or not isinstance(args[1], bytes):
             raise RemoteProtocolError("bad-frame", "an entry frame holds the entry bytes and the signature")
         return SignedEntry.parse(args[0], args[1])
     raise RemoteProtocolError("bad-frame", f"unknown frame {name[:40]!r}")
+
+
+def _rematch(args: list[object]) -> Rematch:
+    if len(args) != 2 or not (isinstance(args[0], bytes) and len(args[0]) == 32):
+        raise RemoteProtocolError("bad-frame", "a rematch frame holds the 32-byte match id and an answer")
+    if args[1] not in (Answer.YES.value, Answer.NO.value):
+        raise RemoteProtocolError("bad-frame", "a rematch frame answers yes or no")
+    return Rematch(args[0], Answer(args[1]))
