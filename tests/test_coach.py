@@ -9,14 +9,25 @@ from pathlib import Path
 
 import pytest
 import trio
-from builders import cards
+from builders import build_round, cards
 
-from p2p_koikoi.app.coach import ReviewMark, explain, hint, pointless_koikoi, review
+from p2p_koikoi.app.coach import (
+    REVIEW_CONFIRM,
+    REVIEW_PLAYOUTS_PER_MOVE,
+    ReviewMark,
+    explain,
+    hint,
+    judge,
+    noise,
+    pointless_koikoi,
+    review,
+)
 from p2p_koikoi.app.local_match import play_local_match
 from p2p_koikoi.app.plain_input import LineInput
 from p2p_koikoi.app.plain_player import PlainPlayer
 from p2p_koikoi.app.replay import load_replay
 from p2p_koikoi.bots import GreedyAgent, MatchContext
+from p2p_koikoi.bots.strong import Level, evaluate
 from p2p_koikoi.engine import AnyAction, Card, Phase, Play, Round, RuleSet, preset
 
 PLAIN = preset("nintendo").with_overrides(["hand-yaku=off"])
@@ -139,7 +150,8 @@ def test_the_review_marks_moves_with_what_they_gave_away() -> None:
     assert all(m.round_number in (1, 2, 3) and m.seat in (0, 1) for m in marks)
     line = marks[0].line(replay.names)
     assert line.startswith(f"Round {marks[0].round_number}, {replay.names[marks[0].seat]} chose to ")
-    assert "the bot would" in line and line.endswith(" points expected)")
+    assert "the bot would" in line and " points expected; " in line
+    assert "playouts each, the bot's move wins the round " in line and line.endswith(")")
     # A margin nobody gives away marks nothing.
     assert list(review(replay, margin=1000.0)) == []
 
@@ -157,7 +169,7 @@ def test_replay_review_on_the_command_line(sample: str) -> None:
     lines = out.stdout.splitlines()
     assert lines[0].startswith("Each move of both players against the strong bot's search")
     assert lines[-1].endswith("rounds reviewed (rounds cut short cannot be).")
-    assert any("points expected)" in line for line in lines[1:-1])
+    assert any("points expected; " in line for line in lines[1:-1])
 
 
 # -- at the plain table ----------------------------------------------------------------------
@@ -213,3 +225,71 @@ async def test_the_table_says_plainly_when_a_koikoi_can_only_lose() -> None:
         words = " ".join(text.split())
         assert "Koi-Koi can only lose: your hand is empty, so you cannot add to your captures, and Bot" in words
         assert "card to play." in words or "cards to play." in words
+
+
+# -- the sake cup that completes Tsukimi (issue 28 item 18) ------------------------------------
+
+# Seat 0 has taken the moon with its Pampas plain; Bot has thrown its Clover ribbon. Now seat 0 can take the
+# Chrysanthemum sake cup (Tsukimi, 5 points under nintendo) with a Chrysanthemum card, or the Maple plain
+# with its Maple ribbon, or a Pine or Plum plain.
+BOTS_HAND = (
+    "pine-crane plum-ribbon wisteria-cuckoo iris-bridge clover-ribbon willow-rain paulownia-phoenix cherry-curtain"
+)
+SAKE_TABLE = (
+    "pampas-moon chrysanthemum-sake maple-plain-1 cherry-plain-1 peony-plain-1 paulownia-plain-1 "
+    "willow-swallow cherry-ribbon"
+)
+CUP = Play(C("chrysanthemum-plain-1"))
+
+
+def before_the_cup(september: str) -> Round:
+    """Seat 0's view at its second play, holding ``september`` (its Chrysanthemum cards) among its eight."""
+    others = ["maple-ribbon", "pine-plain-1", "plum-plain-1", "iris-plain-1", "clover-plain-1", "wisteria-plain-1"]
+    hand = ["pampas-plain-1", *september.split(), *others][:8]
+    rnd = build_round(PLAIN, hand0=" ".join(hand), hand1=BOTS_HAND, table=SAKE_TABLE, stock="pine-plain-2 plum-plain-2")
+    for seat, card in ((0, "pampas-plain-1"), (1, "clover-ribbon")):
+        rnd.apply(Play(C(card)), seat)
+        rnd.apply(rnd.legal_actions()[0])  # the draw: a Pine, then a Plum plain, which take nothing
+    view = rnd.view(0)
+    assert CUP in view.legal_actions() and Play(C("maple-ribbon")) in view.legal_actions()
+    return view
+
+
+def test_taking_the_cup_that_anyone_could_take_is_never_marked_and_a_lone_gap_is_noise() -> None:
+    view = before_the_cup("chrysanthemum-plain-1")  # the ribbon and the other plain are unseen: Bot may hold them
+    legal = view.legal_actions()
+    context = MatchContext(PLAIN, 0, (0, 0), 1)
+    for seed in (1, 2, 3, 4):
+        assert judge(view, legal, context, CUP, seed=seed, them="Bot") is None
+    # With the review's playouts a plain can come out ahead of the cup (seed 2), but by less than the noise...
+    short = evaluate(view, legal, context, Level("review", REVIEW_PLAYOUTS_PER_MOVE * len(legal), 60.0), 2, prune=False)
+    cup = next(v for v in short if v.action == CUP)
+    assert short[0].action != CUP and 0 < short[0].points - cup.points < noise(short[0], cup)
+    # ...and a search eight times as long puts the cup first, in match chance and in points.
+    longer = Level("long", REVIEW_PLAYOUTS_PER_MOVE * REVIEW_CONFIRM * len(legal), 60.0)
+    found = evaluate(view, legal, context, longer, 1, prune=False)
+    assert found[0].action == CUP and max(found, key=lambda v: v.points).action == CUP
+
+
+def test_with_the_rest_of_september_in_hand_the_cup_can_wait_and_the_line_says_why() -> None:
+    view = before_the_cup("chrysanthemum-plain-1 chrysanthemum-plain-2 chrysanthemum-ribbon")
+    legal = view.legal_actions()
+    context = MatchContext(PLAIN, 0, (0, 0), 1)
+    mark = judge(view, legal, context, CUP, seed=1, them="Bot")
+    assert mark is not None and mark.loss >= 1.0
+    line = mark.line(("You", "Bot"))
+    assert line.startswith("Round 0, You chose to play Chrysanthemum plain: the bot would play ")
+    assert "takes the Chrysanthemum sake cup" not in line  # the better move leaves the cup on the table
+    assert (
+        "the Chrysanthemum sake cup can wait: nobody else can take it, the rest of Chrysanthemum is in this "
+        "player's hand; taking it now makes Tsukimi at once, and the Koi-Koi call with it; over "
+    ) in line
+    # The numbers are the search's own: the same search, seeded alike, gives them again.
+    level = Level("review", REVIEW_PLAYOUTS_PER_MOVE * len(legal), 60.0)
+    values = evaluate(view, legal, context, level, 1, prune=False)
+    best, cup = values[0], next(v for v in values if v.action == CUP)
+    assert mark.loss == best.points - cup.points >= noise(best, cup)
+    assert (
+        f"over {best.playouts} playouts each, the bot's move wins the round {best.round_won:.0%} of the time "
+        f"for {best.points:+.1f} on average, this one {cup.round_won:.0%} for {cup.points:+.1f})"
+    ) in line

@@ -100,6 +100,10 @@ class MoveValue:
     points: float  # mean points the round paid this seat (negative when the other seat was paid)
     round_won: float  # share of the playouts in which this seat won the round
     playouts: int
+    # The round's points in each world the move was tried in, in the search's order of worlds (None where it
+    # could not be played), so that two moves, tried in the same worlds, can be compared world by world: the
+    # spread of the differences is the noise of the comparison (the review will not call a move worse by less).
+    samples: tuple[int | None, ...] = ()
 
 
 class StrongAgent:
@@ -236,6 +240,7 @@ class _Search:
         self.points = [0] * len(legal)
         self.won = [0] * len(legal)
         self.counts = [0] * len(legal)
+        self.samples: list[list[int | None]] = [[] for _ in legal]
         self.twin_of = twin_groups(legal)  # a move that plays out as an earlier one is not tried itself
         self.alive = [i for i, first in enumerate(self.twin_of) if first == i]  # the moves still in the running
 
@@ -263,6 +268,7 @@ class _Search:
         """Add the worlds' results in order (so the sums are the same however many processes played them)."""
         for world in results:
             for i, found in zip(alive, world, strict=True):
+                self.samples[i].append(found[1] if found is not None else None)
                 if found is not None:
                     chance, points, won = found
                     self.totals[i] += chance
@@ -281,6 +287,7 @@ class _Search:
                 self.points[t] / n if n else 0.0,
                 self.won[t] / n if n else 0.0,
                 n,
+                tuple(self.samples[t]),
             )
             for i in order
         ]

@@ -62,13 +62,14 @@ def replay(
 
 def _review(file: Path) -> VerifyReport | None:
     """Print every move of the match where the bot's choice was worth clearly more, one line each."""
-    from p2p_koikoi.app.coach import REVIEW_MARGIN, REVIEW_PLAYOUTS_PER_MOVE, review
+    from p2p_koikoi.app.coach import REVIEW_MARGIN, REVIEW_NOISE_Z, REVIEW_PLAYOUTS_PER_MOVE, review
     from p2p_koikoi.app.replay import load_replay
 
     shown = load_replay(file)
     typer.echo(
         f"Each move of both players against the strong bot's search ({REVIEW_PLAYOUTS_PER_MOVE} playouts a move, "
-        f"from the player's own view); marked when the bot's choice was worth {REVIEW_MARGIN:.1f} points or more:"
+        f"from the player's own view); marked when the bot's choice was worth {REVIEW_MARGIN:.1f} points or more, "
+        f"and more than {REVIEW_NOISE_Z:.0f} standard errors of the difference (a close call is played again, longer):"
     )
     marks = 0
     for mark in review(shown):
