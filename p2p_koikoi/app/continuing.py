@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p_koikoi.net.countdown import Countdown
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.resume import Fork, resume_as_guest, resume_as_host
-from p2p_koikoi.net.runner import MatchReport, Player, default_action, run_match
+from p2p_koikoi.net.runner import Held, MatchReport, Player, default_action, run_match
 from p2p_koikoi.net.tcp import Address, Dropped, dial_raw, listen_raw
 from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.record.writer import RecordWriter
@@ -181,15 +181,17 @@ async def play_on(
     record: RecordWriter | None,
     plan: Reconnect,
     say: Callable[[str], None],
+    held: Held | None = None,
 ) -> MatchReport:
     """Play the match to its end, reconnecting within ``plan.grace`` seconds whenever the connection drops.
+    With ``held``, the connection of a match played out is handed back there, open (see :func:`run_match`).
 
     ``channel`` None means: reconnect first (``koikoi resume`` after a crash). A guest whose run stops before
     it accepted the rules, however it stops (Ctrl-C, the host gone), leaves a declined record with no
     secret (:func:`never_started`).
     """
     try:
-        return await _play_on(channel, session, identity, player, record, plan, say)
+        return await _play_on(channel, session, identity, player, record, plan, say, held)
     except BaseException:
         never_started(session, record, "the player left before accepting the rules")
         raise
@@ -203,6 +205,7 @@ async def _play_on(
     record: RecordWriter | None,
     plan: Reconnect,
     say: Callable[[str], None],
+    held: Held | None,
 ) -> MatchReport:
     lost_at: float | None = None
     sent = received = 0  # over every connection of this run, for the closing line
@@ -237,7 +240,7 @@ async def _play_on(
             say("Connection back; the match goes on.")
         try:
             report = await run_match(
-                channel, session, player, record, reconnect=True, notice=say, floor=floor, timing=plan.timing
+                channel, session, player, record, reconnect=True, notice=say, floor=floor, timing=plan.timing, held=held
             )
         except RemoteProtocolError as exc:  # a resume that could not be joined (a fork, another match)
             session.peer_vanished(str(exc))

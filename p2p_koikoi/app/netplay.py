@@ -19,6 +19,7 @@ from p2p_koikoi.app.continuing import Reconnect, play_on, settle_fork
 from p2p_koikoi.app.continuing import started as began
 from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
 from p2p_koikoi.app.own_name import load_own_name
+from p2p_koikoi.app.series import Again, ask_both, greet, part, parting_line, series_of, take_same_rules
 from p2p_koikoi.app.unfinished import ResumeError, Unfinished, find_unfinished, restore_match, tell_so_far
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.door import DropLog
@@ -28,8 +29,9 @@ from p2p_koikoi.net.invite import MAX_ADDRESSES, Invite, new_token
 from p2p_koikoi.net.knock import dial_patiently
 from p2p_koikoi.net.lan import Announcement, LanGame, announce, browse
 from p2p_koikoi.net.portmap import Mapper
+from p2p_koikoi.net.rematch import Series, Verdict
 from p2p_koikoi.net.resume import Fork, NoSuchMatch, resume_as_guest, resume_as_host
-from p2p_koikoi.net.runner import MatchReport, Player
+from p2p_koikoi.net.runner import Held, MatchReport, Player
 from p2p_koikoi.net.tcp import Address, Dropped, Pin, Refused, dialable, listen, local_addresses
 from p2p_koikoi.net.timing import DEFAULT_TURN_LIMIT
 from p2p_koikoi.record.format import secret_path
@@ -76,6 +78,7 @@ class NetMatchResult:
     our_fingerprint: str
     peer_fingerprint: str = ""
     notes: list[str] = field(default_factory=list)
+    earlier: list[NetMatchResult] = field(default_factory=list)  # the matches before this one on its connection
 
     @property
     def ok(self) -> bool:
@@ -122,11 +125,13 @@ async def _play(
     directory: Path,
     plan: Reconnect,
     say: Say,
+    held: Held | None = None,
 ) -> tuple[MatchReport, Path | None]:
-    """Play to the end, reconnecting after drops; the record keeps the address to resume with: the one
-    the guest dialled, or ``:PORT`` the host listened on. A match that never began (the guest declined
-    the rules, or the run stopped before its accept) leaves no record: the host keeps none of it either,
-    and a file that is no match, nothing to resume, and that no command of ours removes is litter."""
+    """Play to the end, reconnecting after drops (a match played out hands its connection to ``held``).
+    The record keeps the address to resume with: the one the guest dialled, or ``:PORT`` the host
+    listened on. A match that never began (the guest declined the rules, or the run stopped before its
+    accept) leaves no record: the host keeps none of it either, and a file that is no match, nothing to
+    resume, and that no command of ours removes is litter."""
     started = time.time()
 
     def name() -> str:
@@ -143,7 +148,7 @@ async def _play(
         secret=session.master_secret,
     )
     try:
-        report = await play_on(channel, session, identity, player, record, plan, say)
+        report = await play_on(channel, session, identity, player, record, plan, say, held)
     finally:
         record.close()
         if not began(session) and record.path is not None:
@@ -166,6 +171,75 @@ async def _play_again(
         return await play_on(channel, unfinished.session, identity, player, record, plan, say)
     finally:
         record.close()
+
+
+Begin = Callable[[FramedChannel, Greeting, RuleSet], Awaitable[MatchSession]]
+_NOT_BEGUN = (ConnectionLost, RemoteProtocolError, Refused, TimedOut, OSError, trio.BrokenResourceError)
+
+
+@dataclass
+class _Rematches:
+    """Another match on the connection each time both players want one (SPEC.md section 9): each is played
+    as the first was, into a record of its own. ``begin`` is the side's half of the next match's start
+    (the host offers its rules, the guest takes the same rules at once)."""
+
+    seat: int
+    identity: Ed25519PrivateKey
+    player_for: Callable[[int], Player]
+    directory: Path
+    plan: Reconnect
+    say: Say
+    again: Again
+    begin: Begin
+
+    async def play(self, held: Held, session: MatchSession, result: NetMatchResult) -> NetMatchResult:
+        """From a match played out (its connection in ``held``) on, until a match is not played out or the
+        players part; the last match's result, holding the ones before it."""
+        series = series_of(session)
+        while held.channel is not None and result.ok:
+            channel, held.channel = held.channel, None
+            nxt = await self.next_match(channel, session, series, result.record)
+            if not isinstance(nxt, MatchSession):
+                await part(channel)
+                result.notes.append(parting_line(nxt))
+                return result
+            self.say(Verdict.AGREED.line)
+            session = nxt
+            result = await self.played(channel, session, held, result)
+        return result
+
+    async def next_match(
+        self, channel: FramedChannel, session: MatchSession, series: Series, record: Path | None
+    ) -> MatchSession | Verdict | str:
+        """The next match's session, begun; else how the series ended (a verdict, or a fault in words)."""
+        verdict = await ask_both(channel, session.match_id, self.again, record)
+        if verdict is not Verdict.AGREED:
+            return verdict
+        greeting = await greet(channel, self.seat, series)
+        if isinstance(greeting, str):
+            return greeting
+        rules = session.rules
+        assert rules is not None  # a match played out had rules
+        try:
+            return await self.begin(channel, greeting, rules)
+        except _NOT_BEGUN as exc:
+            return f"the next match did not begin: {describe_failure(exc)}"
+
+    async def played(
+        self, channel: FramedChannel, session: MatchSession, held: Held, last: NetMatchResult
+    ) -> NetMatchResult:
+        """One more match of the series, into a new record; a start that fails is told and ends the series
+        on the matches already played."""
+        result = NetMatchResult(None, None, last.our_fingerprint, last.peer_fingerprint, earlier=[*last.earlier, last])
+        player = self.player_for(self.seat)
+        try:
+            result.report, result.record = await _play(
+                channel, session, self.identity, player, self.directory, self.plan, self.say, held
+            )
+        except ConnectionLost as exc:
+            last.notes.append(f"No further match: {exc}.")
+            return last
+        return result
 
 
 Restored = dict[Path, "Unfinished | ResumeError"]
@@ -361,8 +435,10 @@ async def _host_plays(
     plan: Reconnect,
     say: Say,
     result: NetMatchResult,
+    held: Held | None = None,
 ) -> None:
-    """Play the admitted guest's match to its end: a new one into a new record, or the old one into its own."""
+    """Play the admitted guest's match to its end: a new one into a new record (its connection handed to
+    ``held`` when it is played out), or the old one into its own."""
     result.peer_fingerprint = fingerprint(admitted.session.keys[1])
     unfinished = admitted.unfinished
     if unfinished is not None:
@@ -372,7 +448,7 @@ async def _host_plays(
         return
     say(f"Guest {admitted.peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
     channel, session = admitted.channel, admitted.session
-    result.report, result.record = await _play(channel, session, identity, player, directory, plan, say)
+    result.report, result.record = await _play(channel, session, identity, player, directory, plan, say, held)
 
 
 async def _host_forked(fork: Fork, unfinished: Unfinished, player: Player, result: NetMatchResult) -> None:
@@ -427,7 +503,9 @@ async def host_match(
     player_for: Callable[[int], Player],
     say: Say,
     confirm: Confirm,
+    again: Again | None = None,
 ) -> NetMatchResult:
+    """Host one guest; with ``again``, another match on the connection each time both players want one."""
     identity = load_identity()
     key = public_bytes(identity)
     ours = fingerprint(key)
@@ -490,7 +568,13 @@ async def host_match(
             for router in mapper:
                 nursery.start_soon(router.keep)
             plan = Reconnect(0, port=listening[0], bind=options.bind)
-            await _host_plays(admitted, identity, player_for(0), directory, plan, say, result)
+            held = Held() if again is not None else None
+            await _host_plays(admitted, identity, player_for(0), directory, plan, say, result, held)
+            if held is not None and again is not None:
+                rematches = _Rematches(
+                    0, identity, player_for, directory, plan, say, again, _host_begins(options, identity)
+                )
+                result = await rematches.play(held, admitted.session, result)
             nursery.cancel_scope.cancel()
     finally:
         for lan in announcement:
@@ -500,9 +584,38 @@ async def host_match(
     return result
 
 
+def _host_begins(options: HostOptions, identity: Ed25519PrivateKey) -> Begin:
+    """The host's start of each next match: its rules offered as for the first, under the name it goes by."""
+    own = load_own_name()
+    name = own.format() if own is not None else None
+
+    async def begin(channel: FramedChannel, greeting: Greeting, rules: RuleSet) -> MatchSession:
+        return await admit_guest(channel, greeting, identity, rules, options.turn_limit, name)
+
+    return begin
+
+
+def _guest_begins(identity: Ed25519PrivateKey) -> Begin:
+    """The guest's start of each next match: the host's offer read, and the rules just played taken at once."""
+    own = load_own_name()
+    name = own.format() if own is not None else None
+
+    async def begin(channel: FramedChannel, greeting: Greeting, rules: RuleSet) -> MatchSession:
+        session = MatchSession(1, identity, greeting.peer_key, greeting.nonces, name=name)
+        await take_same_rules(channel, session, rules)
+        return session
+
+    return begin
+
+
 async def join_match(
-    options: JoinOptions, player_for: Callable[[int], Player], say: Say, confirm: Confirm
+    options: JoinOptions,
+    player_for: Callable[[int], Player],
+    say: Say,
+    confirm: Confirm,
+    again: Again | None = None,
 ) -> NetMatchResult:
+    """Join a host; with ``again``, another match on the connection each time both players want one."""
     identity = load_identity()
     key = public_bytes(identity)
     result = NetMatchResult(None, None, fingerprint(key))
@@ -523,13 +636,19 @@ async def join_match(
         return await _rejoin_host(channel, unfinished, identity, player_for(1), plan, say, result)
     own = load_own_name()
     session = MatchSession(1, identity, greeting.peer_key, greeting.nonces, name=own.format() if own else None)
+    held = Held() if again is not None else None
     try:
-        result.report, result.record = await _play(channel, session, identity, player_for(1), directory, plan, say)
+        result.report, result.record = await _play(
+            channel, session, identity, player_for(1), directory, plan, say, held
+        )
     except ConnectionLost:
         if session.chain.entries:
             raise
         raise ConnectionLost(NO_MATCH_OFFERED) from None
-    return result
+    if held is None or again is None:
+        return result
+    rematches = _Rematches(1, identity, player_for, directory, plan, say, again, _guest_begins(identity))
+    return await rematches.play(held, session, result)
 
 
 async def _rejoin_host(

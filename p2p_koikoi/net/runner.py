@@ -68,13 +68,14 @@ from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.record_sync import RecordFile, RecordSync
 from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.referee.findings import BadBytes
-from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Waiting
+from p2p_koikoi.session.match_session import MatchSession, SessionEnd, SessionEvent, Waiting
 from p2p_koikoi.wire import Frame, Ping, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.frames import Rematch
 
 __all__ = [
     "ClaimChoice",
     "Claiming",
+    "Held",
     "Leaving",
     "MatchReport",
     "Notice",
@@ -169,6 +170,14 @@ class MatchReport:
     lost_at: float | None = None
 
 
+@dataclass
+class Held:
+    """Where the runner hands back the connection of a match played out instead of closing it: another match
+    may follow on it (SPEC.md section 9), and closing it first would make that impossible."""
+
+    channel: FramedChannel | None = None
+
+
 async def run_match(
     channel: FramedChannel,
     session: MatchSession,
@@ -182,9 +191,13 @@ async def run_match(
     keepalive: float | None = None,
     dead_after: float | None = None,
     step_deadline: float | None = None,
+    held: Held | None = None,
 ) -> MatchReport:
     """Play until the match ends, or, with ``reconnect``, until the connection is lost: then the
     report says ``disconnected`` and the session is left as it was, to be resumed.
+
+    With ``held``, a match played out leaves the connection open, in ``held.channel``, for the question of
+    another match; any other ending closes it as usual.
 
     ``timing`` defaults to :data:`~p2p_koikoi.net.timing.RECONNECTING` with ``reconnect``, else to
     :class:`Timing` (``keepalive``, ``dead_after`` and ``step_deadline`` override one figure each).
@@ -197,7 +210,10 @@ async def run_match(
     async with RecordSync.open(record) as records:
         run = _Run(channel, session, player, records, chosen, reconnect, notice, floor or FloorClock())
         await run.play()
-    await run.close()
+    if held is not None and run.played_out:
+        held.channel = channel
+    else:
+        await run.close()
     return run.report()
 
 
@@ -261,6 +277,12 @@ class _Run:
                 while await self.channel.receive() is not None:
                     pass
         await self.channel.close()
+
+    @property
+    def played_out(self) -> bool:
+        """The match ended by its rules (both ``goodbye match-over``) and the connection is still good."""
+        session = self.session
+        return self.lost is None and session.waiting is Waiting.DONE and session.ended_by is SessionEnd.MATCH_OVER
 
     def report(self) -> MatchReport:
         session = self.session

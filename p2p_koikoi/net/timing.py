@@ -98,7 +98,8 @@ def _scale_from_environment() -> float:
     return factor if 0 < factor <= 1 else 1.0
 
 
-RECONNECTING = Timing(dead_after=5.0).scaled(_scale_from_environment())
+SCALE = _scale_from_environment()  # 1 but under test; for a deadline kept outside Timing (the rematch's)
+RECONNECTING = Timing(dead_after=5.0).scaled(SCALE)
 
 
 MAX_RESUMES = 3  # resumes the seat that owes an entry may take before that entry: cycling buys nothing
