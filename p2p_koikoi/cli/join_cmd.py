@@ -77,7 +77,7 @@ def join(
                 raise fail("you left before the match began", 1)
             result = at_table
         else:
-            result = run_trio(join_match, options, player_for, say, confirm)
+            result = run_trio(join_match, options, player_for, say, confirm, seat_player.again)
     except ConnectionLost as exc:
         raise fail(str(exc), 1) from None
     except RemoteProtocolError as exc:

@@ -34,6 +34,12 @@ def print_result(result: NetMatchResult) -> int:
     from p2p_koikoi.session.match_session import SessionEnd
 
     report = result.report
+    for number, earlier in enumerate(result.earlier, 1):  # the matches before the last on one connection
+        typer.echo(f"Match {number}:")
+        for line in record_lines(earlier.record, finished=True):
+            typer.echo(line)
+    if result.earlier:
+        typer.echo(f"Match {len(result.earlier) + 1}:")
     for note in result.notes:
         typer.echo(note, err=True)
     if report is None:
@@ -76,10 +82,12 @@ class Seat:
     def __init__(self, bot: str | None, seed: int | None, quiet: bool, *, assume_yes: bool = False) -> None:
         import random
 
+        from p2p_koikoi.app.plain_input import LineInput
         from p2p_koikoi.app.plain_player import stderr_write
         from p2p_koikoi.bots.registry import UnknownBotError, make_agent
 
         self.say: Callable[[str], None] = (lambda line: None) if quiet else stderr_write
+        self._lines = LineInput()  # one reader of the person's lines for every match and question of the run
         self._quiet = quiet
         self._assume_yes = assume_yes
         try:
@@ -93,7 +101,27 @@ class Seat:
 
         if self.agent is not None:
             return BotPlayer(self.agent, seat, None if self._quiet else self.say)
-        return PlainPlayer(seat, write=self.say, assume_yes=self._assume_yes)
+        return PlainPlayer(seat, write=self.say, assume_yes=self._assume_yes, lines=self._lines)
+
+    async def again(self, record: Path | None) -> bool:
+        """Another match on the same connection? A person answers ``r`` (Enter, ``q`` or the end of the input
+        is a no). A bot's seat asks the person who started it, when one is at a terminal to answer (they
+        chose to watch it play); run from a script, it says no at once rather than keep the peer waiting."""
+        import sys
+
+        if self.agent is not None and (self._quiet or not sys.stdin.isatty()):
+            return False
+        if record is not None:
+            self.say(f"Record saved: {record}")
+        answered = False
+        try:
+            answer = await self._lines.ask("Another match? [r: yes, Enter: no] ")
+            answered = True
+        finally:
+            if not answered:  # called off (the peer's no, the timeout): the line that ends it starts afresh
+                sys.stdout.write("\n")
+                sys.stdout.flush()
+        return answer is not None and answer.strip().lower() in ("r", "y", "yes")
 
     async def confirm(self, question: str) -> bool:
         """A yes/no question for the person; a bot never trusts a changed key."""

@@ -1,0 +1,116 @@
+"""Another match on the same connection, through the real program (issue 29, "Done when"): ``koikoi host``
+and ``koikoi join`` in two tmux panes of their own, a 3-round match played by bots in ``--plain`` lines
+(the person who started each is asked about another match, as anyone watching the bot would be), both
+press ``r``, a second match is played on the same connection, and ``koikoi verify`` of the folder shows
+every record verified. A no, and nobody answering (the 30 s scaled down by ``KOIKOI_TIMING_SCALE``), each
+end with one line and a zero exit: the match was played out."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from p2p_koikoi.net.rematch import Verdict
+from p2p_koikoi.testing.processes import KOIKOI, free_port, koikoi_env, wait_listening
+from tests.test_ui_tmux import Pane
+
+ASKED = "Another match? [r: yes, Enter: no]"
+
+
+def _panes(tmp_path: Path, scale: str = "1") -> tuple[Pane, Pane, Path]:
+    port = free_port()
+    replays = tmp_path / "replays"
+    koikoi = f"{sys.executable} -m p2p_koikoi"
+    common = f"--bot random --plain --replay-dir {replays}"
+    host = f"{koikoi} host --port {port} --bind 127.0.0.1 --no-upnp --rules lemme --rounds 3 --seed 1 {common}"
+    join = f"{koikoi} join 127.0.0.1:{port} --yes --seed 2 {common}"
+
+    def pane(command: str, who: str) -> Pane:
+        env = {**os.environ, "KOIKOI_HOME": str(tmp_path / who), "KOIKOI_TIMING_SCALE": scale, "LANG": "C.UTF-8"}
+        return Pane(f'{command}; echo "[exit $?]"; sleep 600', env, 100, 40)
+
+    host_pane = pane(host, "host")
+    wait_listening(port)
+    return host_pane, pane(join, "guest"), replays
+
+
+def _asked(pane: Pane, times: int) -> None:
+    pane.wait(lambda s: s.count(ASKED) >= times, 120, f"the question of another match ({times})", history=True)
+
+
+def _ended(pane: Pane) -> str:
+    """The whole pane once the program ended, lines the terminal wrapped put back together."""
+    pane.wait(lambda s: "[exit" in s, 60, "the program to end", history=True)
+    return pane.screen(joined=True, history=True)
+
+
+def _verified(replays: Path, count: int) -> None:
+    records = sorted(replays.glob("*.koikoi"))
+    assert len(records) == count, records
+    out = subprocess.run(
+        [*KOIKOI, "verify", str(replays)], env=koikoi_env(replays.parent / "checker"), capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"{count} of {count} verified." in out.stderr and out.stdout.count("OK: ") == count, out.stdout
+
+
+def _exit(screen: str) -> int:
+    found = re.search(r"\[exit (\d+)\]", screen)
+    assert found is not None, screen
+    return int(found.group(1))
+
+
+def test_both_press_r_and_a_second_match_is_played_on_the_same_connection(tmp_path: Path) -> None:
+    host, guest, replays = _panes(tmp_path)
+    try:
+        for pane in (host, guest):
+            _asked(pane, 1)
+            pane.keys("r", "Enter")
+        for pane in (host, guest):
+            _asked(pane, 2)
+        host.keys("Enter")  # the host has had enough: a no
+        host_screen, guest_screen = _ended(host), _ended(guest)
+    finally:
+        host.close()
+        guest.close()
+    assert _exit(host_screen) == 0 and _exit(guest_screen) == 0, host_screen + guest_screen
+    assert Verdict.AGREED.line in host_screen and Verdict.AGREED.line in guest_screen
+    assert Verdict.WE_DECLINED.line in host_screen and Verdict.PEER_DECLINED.line in guest_screen
+    assert "Match 1:" in host_screen and "Match 2:" in host_screen
+    for screen in (host_screen, guest_screen):
+        assert "Traceback" not in screen
+        assert screen.count("Record saved:") >= 2  # both matches' records are named
+    _verified(replays, 4)  # two matches, a copy each
+
+
+def test_a_no_ends_it_politely(tmp_path: Path) -> None:
+    host, guest, replays = _panes(tmp_path)
+    try:
+        for pane in (host, guest):
+            _asked(pane, 1)
+        guest.keys("Enter")
+        host_screen, guest_screen = _ended(host), _ended(guest)
+    finally:
+        host.close()
+        guest.close()
+    assert _exit(host_screen) == 0 and _exit(guest_screen) == 0, host_screen + guest_screen
+    assert Verdict.PEER_DECLINED.line in host_screen, host_screen[-1500:]
+    assert Verdict.WE_DECLINED.line in guest_screen, guest_screen[-1500:]
+    assert "Traceback" not in host_screen + guest_screen
+    _verified(replays, 2)
+
+
+def test_nobody_answering_ends_it_at_the_timeout(tmp_path: Path) -> None:
+    host, guest, replays = _panes(tmp_path, scale="0.1")  # the 30 s wait is 3 s
+    try:
+        host_screen, guest_screen = _ended(host), _ended(guest)
+    finally:
+        host.close()
+        guest.close()
+    assert _exit(host_screen) == 0 and _exit(guest_screen) == 0, host_screen + guest_screen
+    assert Verdict.TIMED_OUT.line in host_screen and Verdict.TIMED_OUT.line in guest_screen
+    assert "Traceback" not in host_screen + guest_screen
+    _verified(replays, 2)
