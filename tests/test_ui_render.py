@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from p2p_koikoi.app.coach import pointless_koikoi
+from p2p_koikoi.app.decision import koikoi_risk
 from p2p_koikoi.app.local_match import play_local_match
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.bots.base import MatchContext
-from p2p_koikoi.engine import CHANCE, Card, Deal, Event, Phase, Round, RuleSet, parse_cards, preset
+from p2p_koikoi.engine import CHANCE, Card, Deal, Event, Phase, Play, Round, RuleSet, parse_cards, preset
 from p2p_koikoi.ui.picker import Picker
 from p2p_koikoi.ui.render import render, screen_text
-from p2p_koikoi.ui.state import Overlay, RoundEnd, TableState
+from p2p_koikoi.ui.state import Overlay, RoundEnd, TableState, waiting_text
 from p2p_koikoi.ui.telling import Teller
 
 RULES = preset("nintendo").with_option("rounds", "3")
@@ -312,7 +315,9 @@ def test_the_log_tells_each_turn_on_one_line_from_our_side() -> None:
     teller.move(Event("play", 1, pine, crane.bit))
     teller.move(Event("draw", 1, pampas, 0, text="draws Pampas plain to the table"))
     teller.move(Event("play", 0, Card.MAPLE_DEER, Card.MAPLE_PLAIN_1.bit))
-    teller.move(Event("draw", 0, Card.IRIS_PLAIN_1, 0, text="draws Iris plain, which matches two table cards", choice=True))
+    teller.move(
+        Event("draw", 0, Card.IRIS_PLAIN_1, 0, text="draws Iris plain, which matches two table cards", choice=True)
+    )
     teller.move(Event("capture", 0, Card.IRIS_PLAIN_1, Card.IRIS_BRIDGE.bit))
     teller.move(Event("koikoi", 0))
     assert log == [
@@ -403,3 +408,96 @@ def test_every_koikoi_prompt_at_80_by_24_shows_the_whole_count_and_the_hand() ->
             assert line.rstrip() in screen, screen
         assert "── Your hand · " in screen and "Koi-Koi: if Bot scores before you" in screen
     assert found >= 5, "the seeds must give some Koi-Koi prompts"
+
+
+POINTS = (10, 10)  # a score, or a pool with points left in it
+
+
+def seat_zero_screens(seed: int, rules: RuleSet) -> Iterator[TableState]:
+    """Seat 0's table at every step of a round two random agents play out, its log told by the real
+    Teller; where a hand card matches two table cards, the choice of which to take as well."""
+    rng = random.Random(seed)
+    deck = list(range(48))
+    rng.shuffle(deck)
+    rnd = Round.from_deal(rules, 0, Deal.from_deck(deck, rules.deal_pattern, 0))
+    log = ["Round 1: you deal."]
+    teller, agents = Teller(log, ("You", "Bot"), 0), (RandomAgent(seed), RandomAgent(seed + 1))
+    while not rnd.over:
+        view, seat = rnd.view(0), rnd.to_act
+        state = TableState(
+            seat=0, names=("You", "Bot"), rules=rules, round_number=1, dealer=0, points=POINTS, view=view, log=list(log)
+        )
+        if seat == 0:
+            yield from _choices_of(state, view, rules)
+        else:
+            yield state
+        if seat == CHANCE:
+            rnd.apply(rnd.legal_actions()[0])
+            continue
+        mine = rnd.view(seat)
+        action = agents[seat].choose(mine, mine.legal_actions(), MatchContext(rules, seat, POINTS, 1))
+        for event in rnd.apply(action, seat):
+            teller.move(event)
+
+
+def _choices_of(state: TableState, view: Round, rules: RuleSet) -> Iterator[TableState]:
+    """Seat 0's decision as the table opens it, then each hand card that would ask which of two to take."""
+    picker = Picker(view, view.legal_actions(), 0)
+    state.focus = picker.focus
+    if view.phase is Phase.DECISION:
+        state.decision = shobu_now(view, 0, rules, POINTS)
+        state.warning = pointless_koikoi(view, 0, MatchContext(rules, 0, POINTS, 1), "Bot") or ""
+    yield state
+    for number, card in enumerate(picker.focus.hand, 1):
+        if sum(1 for a in picker.legal if isinstance(a, Play) and a.card == card) > 1:
+            choosing = Picker(view, view.legal_actions(), 0)
+            choosing.press(str(number))
+            yield TableState(**{**state.__dict__, "focus": choosing.focus})
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def shows_what_issue_28_item_10_asks(state: TableState, width: int, height: int) -> None:
+    """The scores, whose turn it is, the last move and the choices open, each readable whole."""
+    lines = text(state, width, height).splitlines()
+    screen = words("\n".join(lines))
+    assert re.search(r"You \d+ · Bot \d+", lines[0]), lines[0]
+    assert words(state.log[-1]) in screen, "\n".join(lines)  # the last move, never cut
+    not_cut = [line for line in lines if not re.match(r"──|  (Brights|Animals|Ribbons|Plains) ", line)]
+    assert not any(re.sub(r"(choosing|deal|stock card)…", "", line).rstrip().endswith("…") for line in not_cut)
+    focus = state.focus
+    if focus is None:
+        waiting = waiting_text(state)
+        assert waiting is None or waiting in screen  # whose turn it is: "Bot is choosing…"
+    elif focus.mode == "hand":
+        assert focus.hand[focus.index].display_name in screen, "\n".join(lines)
+        assert "Enter: play" in lines[-1]
+    elif focus.mode in ("target", "draw"):
+        shown = focus.targets if len(focus.targets) <= 2 else focus.targets[focus.index : focus.index + 1]
+        assert all(card.display_name in screen for card in shown), "\n".join(lines)
+        assert "Enter: take" in lines[-1]
+    elif focus.mode == "decision":
+        assert state.decision is not None and state.view is not None
+        risk = koikoi_risk(state.view, 0, RULES if state.rules is None else state.rules, "Bot")
+        wanted = [f"Shōbu now: You score {state.decision.payment} point", state.warning]
+        wanted.append(risk.split("; ")[0] if state.warning else risk)  # it can only lose: what it risks
+        assert all(words(part) in screen for part in wanted), "\n".join(lines)
+        assert "s: Shōbu" in lines[-1] and "k: Koi-Koi" in lines[-1]
+
+
+@pytest.mark.parametrize("rules_name", ["nintendo", "lemme", "rulebook"])
+@pytest.mark.parametrize(("width", "height"), [(40, 12), (41, 12), (50, 16), (60, 20), (80, 24)])
+def test_every_size_shows_the_scores_the_turn_the_last_move_and_the_choices_whole(
+    width: int, height: int, rules_name: str
+) -> None:
+    """Issue 28 item 10 over whole rounds: the lowest windows give up the table's headers, the
+    players, older moves and then the cards' kinds, never these."""
+    rules = preset(rules_name).with_option("rounds", "3")
+    seen = set()
+    for seed in range(20):
+        for state in seat_zero_screens(seed, rules):
+            shows_what_issue_28_item_10_asks(state, width, height)
+            seen.add(state.focus.mode if state.focus is not None else "waiting")
+    assert {"hand", "target", "draw", "decision", "waiting"} <= seen

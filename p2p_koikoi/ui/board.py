@@ -71,17 +71,16 @@ def status_line(state: TableState, width: int) -> Text:
         dealer = state.name(state.dealer)
         full.append(f"Dealer: {dealer}")
         short.append(f"{dealer} deal{'' if state.dealer == state.seat else 's'}")
+    scores: list[str] = []
     if state.points is not None and rules is not None:
         label = "Pools: " if rules.scoring is Scoring.POOL else ""
         me, them = state.seat, 1 - state.seat
-        points = f"{label}{state.me} {state.points[me]} · {state.them} {state.points[them]}"
-        full.append(points)
-        short.append(points)
+        scores.append(f"{label}{state.me} {state.points[me]} · {state.them} {state.points[them]}")
+        full += scores
+        short += scores
     tiny += short
     # the least: the round as R1/3 and both scores, which every window must show whole (issue 28 item 10)
-    least = ([f"R{state.round_number}/{rules.rounds}"] if state.round_number and rules is not None else []) + [
-        p for p in short if p.startswith(("Pools", state.me))
-    ]
+    least = ([f"R{state.round_number}/{rules.rounds}"] if state.round_number and rules is not None else []) + scores
     if state.view is not None and rules is not None:
         calls, factor = _calls_text(state)
         full.append(f"Koi-Koi: {calls}" + (f" → {factor}" if factor else ""))
@@ -89,7 +88,7 @@ def status_line(state: TableState, width: int) -> Text:
         mine = state.me
         tiny.append(short[-1].replace(f"{mine} ×", "you ×").replace(f"{state.them} ×", "them ×"))
         least.append(tiny[-1].replace("Koi-Koi: none", "no Koi-Koi").replace("Koi-Koi → ", "KK "))
-    variants = [full, short, tiny, least, least[:-1], least[1:2]]
+    variants = [full, short, tiny, least, least[:-1], scores]
     text = next((t for t in (" " + " │ ".join(v) for v in variants) if len(t) <= width), " " + " │ ".join(least))
     return fit(Text(text.ljust(width), style="bold reverse"), width)
 
@@ -180,7 +179,9 @@ def player_lines(state: TableState, seat: int, width: int, rows: int) -> list[Te
     if rows == 0:  # a low window: the header alone, with the captures counted and the nearest yaku
         taken = _captures(state, seat).bit_count()
         nearest = _tracker_rows(state, seat, width, 1)
-        header += f" · {taken} taken" + (f" · {nearest[0].plain.split(' · ')[0]}" if nearest else "")
+        header += f" · {taken} taken"
+        near = f" · {nearest[0].plain.split(' · ')[0]}" if nearest else ""
+        header += near if len(header + near) + 4 <= width else ""  # whole, or not at all
         return [rule(header, width)]
     tracker_width = min(34, max(0, width * 3 // 8))
     left_width = width - tracker_width - 1
@@ -218,9 +219,17 @@ def table_rows(state: TableState, width: int) -> int:
 
 
 def _cells(
-    cards: list[Card], markers: list[Text], focused: int | None, width: int, dim: set[Card], *, marks: bool = True
+    cards: list[Card],
+    markers: list[Text],
+    focused: int | None,
+    width: int,
+    dim: set[Card],
+    *,
+    marks: bool = True,
+    kinds: bool = True,
 ) -> list[Text]:
-    """Rows of card cells, each a line of markers (unless ``marks`` is off), the plants and the kinds."""
+    """Rows of card cells, each a line of markers (unless ``marks`` is off), the plants and the kinds
+    (unless ``kinds`` is off)."""
     lines: list[Text] = []
     per_row = _per_row(width)
     cell = cell_width(width)
@@ -235,7 +244,7 @@ def _cells(
             top.append(" ")
             bottom.append_text(lower)
             bottom.append(" ")
-        lines += ([fit(mark, width)] if marks else []) + [fit(top, width), fit(bottom, width)]
+        lines += ([fit(mark, width)] if marks else []) + [fit(top, width)] + ([fit(bottom, width)] if kinds else [])
     return lines
 
 
@@ -254,9 +263,11 @@ def _drawn_text(state: TableState) -> str:
     return f" · {who} {card.display_name} → {where}"
 
 
-def table_lines(state: TableState, width: int, *, compact: bool = False) -> list[Text]:
+def table_lines(state: TableState, width: int, *, compact: bool = False, kinds: bool = True) -> list[Text]:
     """The table's header (stock count, a drawn card on show) and its cards, three lines a row;
-    ``compact`` (a low window) leaves out the ``↓`` markers, which the prompt line repeats in words."""
+    ``compact`` (a low window) leaves out the ``↓`` markers, which the prompt line repeats in words;
+    without ``kinds`` (the lowest windows, to keep the last move whole) a row is its plants alone: the
+    prompt names in full what the card under the cursor takes, and the choice of two names both."""
     view = state.view
     if view is None:
         return [rule("Table", width), Text(), Text(), Text()]
@@ -284,11 +295,13 @@ def table_lines(state: TableState, width: int, *, compact: bool = False) -> list
             if card.month == pointing.month:
                 markers[i] = Text(" ↓", style="bold")
     numbered = focus is not None and focus.mode in ("target", "draw")
-    return [header, *_cells(cards, markers, focused, width, set(), marks=numbered or not compact)]
+    return [header, *_cells(cards, markers, focused, width, set(), marks=numbered or not compact, kinds=kinds)]
 
 
-def hand_lines(state: TableState, width: int) -> list[Text]:
-    """Your hand, numbered 1 to 8; ``+`` marks a card that would take something."""
+def hand_lines(state: TableState, width: int, *, kinds: bool = True) -> list[Text]:
+    """Your hand, numbered 1 to 8; ``+`` marks a card that would take something. Without ``kinds`` (the
+    last thing the lowest window gives up for the last move) a card shows its plant alone: the prompt
+    names the card under the cursor whole, and ``?`` tells its kind and role."""
     view = state.view
     if view is None:
         return [rule("Your hand", width), Text(), Text(), Text()]
@@ -296,8 +309,10 @@ def hand_lines(state: TableState, width: int) -> list[Text]:
     cards = list(focus.hand) if focus is not None and focus.hand else list(cards_of(view.hands[state.seat]))
     header = rule(f"Your hand · {len(cards)} card{'' if len(cards) == 1 else 's'}", width)
     if view.phase is Phase.EXCHANGE:  # the rulebook: nobody has looked at a hand yet
-        face_down = "  (dealt face down: keep your hand, or exchange it with the dealer's unseen)"
-        return [rule("Your hand · 8 cards, face down", width), Text(), fit(face_down, width, "dim"), Text()]
+        face_down = "(dealt face down: keep your hand, or exchange it with the dealer's unseen)"
+        parts = textwrap.wrap(face_down, max(10, width - 2), initial_indent="  ", subsequent_indent="  ")
+        body: list[Text | str] = [Text(), *parts] if len(parts) == 1 else [*parts]  # a row of cells: three lines
+        return [rule("Your hand · 8 cards, face down", width), *(fit(p, width, "dim") for p in body), Text()][:4]
     if not cards:
         return [header, Text(), Text("  (your hand is empty)", style="dim"), Text()]
     focused: int | None = None
@@ -312,7 +327,7 @@ def hand_lines(state: TableState, width: int) -> list[Text]:
         takes = bool(view.table & month_mask(card.month))
         here = i == focused
         markers.append(Text(f"{'▶' if here else ' '}{i + 1}{' +' if takes else ''}", style="bold"))
-    return [header, *_cells(cards, markers, focused, width, dim)]
+    return [header, *_cells(cards, markers, focused, width, dim, kinds=kinds)]
 
 
 def hand_in_words(state: TableState, width: int) -> list[Text]:
@@ -360,7 +375,7 @@ def log_lines(state: TableState, width: int, rows: int) -> list[Text]:
     return shown + [Text() for _ in range(rows - len(shown))]
 
 
-PROMPT_INFO_LINES = 2  # the most lines the prompt's first part takes in a narrow window
+PROMPT_INFO_LINES = 2  # the lines the prompt's first part takes in a narrow window, unless a choice needs more
 
 
 def _wrapped_rows(text: str, width: int) -> int:
@@ -399,8 +414,32 @@ def _keys_for(state: TableState) -> tuple[str, ...]:
     return (f"{n} or ←→ and Enter: choose · ? help · q quit", f"{n}/←→ Enter: choose · q quit")
 
 
-def _info(state: TableState, spinner: str, width: int) -> Text:
-    """What is going on, or what the choice under the cursor does, in full (the caller wraps it)."""
+def _fullest(variants: list[str], width: int, rows: int) -> str:
+    """The first (fullest) wording that wraps into ``rows`` lines, else the last (shortest)."""
+    return next((v for v in variants if _wrapped_rows(v, width) <= rows), variants[-1])
+
+
+def _target_variants(state: TableState) -> list[str]:
+    """The choice of a table card to take, fullest first: every card named whole with its number; where
+    more than two may be taken (a wild card) the shortest names the one under the cursor, the others
+    being numbered on the table."""
+    focus = state.focus
+    assert focus is not None
+    verb = "drew" if focus.mode == "draw" else "play"
+    name = focus.card.display_name if focus.card is not None else "the card"
+    listed = ", ".join(f"{i}: {t.display_name}" for i, t in enumerate(focus.targets, 1))
+    target = focus.targets[focus.index].display_name
+    count = len(focus.targets)
+    which = "it matches two" if count == 2 else f"it may take any of {count}"
+    variants = [f"▶ You {verb} {name}: {which} ({listed}). Take {target}?", f"▶ {name}: take {listed}?"]
+    if count > 2:
+        variants.append(f"▶ {name}: take {focus.index + 1}: {target}? (1-{count} on the table)")
+    return variants
+
+
+def _info(state: TableState, spinner: str, width: int, rows: int = PROMPT_INFO_LINES) -> Text:
+    """What is going on, or what the choice under the cursor does, in the fullest words that take no more
+    than ``rows`` lines (the caller wraps it); the shortest still names every choice whole."""
     focus = state.focus
     if state.round_end is not None:
         result = state.round_end.result
@@ -418,26 +457,24 @@ def _info(state: TableState, spinner: str, width: int) -> Text:
     if focus.mode == "hand":
         return _hand_info(state, width)
     if focus.mode in ("target", "draw"):
-        card = focus.card
-        verb = "drew" if focus.mode == "draw" else "play"
-        name = card.display_name if card is not None else "the card"
-        both = ", ".join(f"{i}: {t.display_name}" for i, t in enumerate(focus.targets, 1))
-        target = focus.targets[focus.index].display_name
-        variants = [f"▶ You {verb} {name}: it matches two ({both}). Take {target}?", f"▶ {name}: take {both}?"]
-        return Text(next((v for v in variants if _wrapped_rows(v, width) <= PROMPT_INFO_LINES), variants[-1]), "bold")
+        return Text(_fullest(_target_variants(state), width, rows), "bold")
     if focus.mode == "decision":
         pays = state.decision.payment if state.decision is not None else 0
-        return Text(f"▶ Shōbu scores {pays} now; Koi-Koi plays on for more, at a risk.", style="bold")
+        variants = [
+            f"▶ Shōbu scores {pays} now; Koi-Koi plays on for more, at a risk.",
+            f"▶ Shōbu: {pays} now, or Koi-Koi?",
+        ]
+        return Text(_fullest(variants, width, rows), style="bold")
     return Text("▶ " + " · ".join(f"{i}: {o}" for i, o in enumerate(focus.options, 1)), style="bold")
 
 
-def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:
-    """What is going on (or the card under the cursor), wrapped over up to two lines, never cut where a
-    choice is named; then the keys that work now, in the longest wording that fits the width."""
-    info = _info(state, spinner, width)
+def prompt_lines(state: TableState, width: int, spinner: str, rows: int = PROMPT_INFO_LINES) -> list[Text]:
+    """What is going on (or the card under the cursor), wrapped over up to ``rows`` lines where a wording
+    that short names the choices whole (else over as many as the shortest takes: never cut); then the keys that
+    work now, in the longest wording that fits the width. With ``rows`` at 1 (the lowest windows, to keep
+    the last move whole) a one-line text and its keys share the line when both fit it."""
+    info = _info(state, spinner, width, rows)
     parts = textwrap.wrap(info.plain, max(10, width), subsequent_indent="  ", break_on_hyphens=False) or [""]
-    if len(parts) > PROMPT_INFO_LINES:  # still too long: the last line shows what it can
-        parts = [*parts[: PROMPT_INFO_LINES - 1], " ".join(parts[PROMPT_INFO_LINES - 1 :])]
     style = info.style if isinstance(info.style, str) else ""
     lines = [fit(part, width, style) for part in parts]
     clock = ""
@@ -448,6 +485,8 @@ def prompt_lines(state: TableState, width: int, spinner: str) -> list[Text]:
     keys_line = Text(keys, style="dim")
     if clock:
         keys_line = Text(clock, style="bold red" if (state.time_left or 0) <= 10 else "bold") + keys_line
+    if rows == 1 and len(lines) == 1 and lines[0].plain and lines[0].cell_len + 3 + keys_line.cell_len <= width:
+        return [lines[0] + Text(" · ", style="dim") + keys_line]
     return [*lines, fit(keys_line, width)]
 
 
@@ -467,5 +506,7 @@ def _hand_info(state: TableState, width: int) -> Text:
     number, kind = f"▶ {focus.index + 1}: ", f" ({card.kind.name.lower()})"
     variants = [f"{number}{card.display_name}{kind} → {where}", f"{number}{card.display_name} → {where}"]
     variants.append(f"▶ {card.display_name} → {where}")  # the cursor marks the card in the hand
+    if len(matches) == 2:  # the next step names both and asks which: a narrow window says so then
+        variants.append(f"▶ {card.display_name} → matches two")
     fitting = [v for v in variants if len(v) <= width] or [v for v in variants if _wrapped_rows(v, width) <= 2]
-    return Text((fitting or variants)[0], style="bold")
+    return Text((fitting or variants[-1:])[0], style="bold")

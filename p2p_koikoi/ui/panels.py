@@ -20,33 +20,60 @@ from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.ui.board import fit, rule
 from p2p_koikoi.ui.state import Overlay, TableState
 
-__all__ = ["box", "decision_panel", "final_screen", "match_summary", "overlay_onto", "round_end_panel"]
+__all__ = [
+    "box",
+    "decision_choices",
+    "decision_panel",
+    "final_screen",
+    "match_summary",
+    "overlay_onto",
+    "round_end_panel",
+]
 
 
 def _count_lines(score: RoundScore, width: int) -> list[Text]:
-    return [fit("  " + line, width) for line in score.lines()]
+    """The count line by line, a line too long for the window going on under its reason: never cut."""
+    out: list[Text] = []
+    for line in score.lines():
+        parts = textwrap.wrap("  " + line, width, subsequent_indent=" " * 18, drop_whitespace=False) or [""]
+        out += [fit(part.rstrip(), width) for part in parts] if len(line) + 2 > width else [fit("  " + line, width)]
+    return out
 
 
 def decision_panel(state: TableState, width: int) -> list[Text]:
     """What Shōbu would pay now, line by line: the yaku, each multiplier with its reason, the cap
     and the payment."""
+    lines = [rule("You made a yaku: Shōbu or Koi-Koi?", width, "bold yellow"), *decision_choices(state, width)]
     score = state.decision
-    lines = [rule("You made a yaku: Shōbu or Koi-Koi?", width, "bold yellow")]
+    return lines + (
+        _count_lines(score, width) if score is not None else []
+    )  # the count last: a low window cuts it first
+
+
+def decision_choices(state: TableState, width: int, indent: str = "  ", *, brief: bool = False) -> list[Text]:
+    """The two choices whole: what Shōbu pays now, what Koi-Koi risks and promises, and why it can only
+    lose when it can (the lowest window shows these and gives up the title and the count, which repeat
+    the prompt and the payment). ``brief``: where Koi-Koi can only lose, what it risks without what it
+    promises, which the warning says cannot come."""
+    score = state.decision
     if score is None:
-        return lines
+        return []
     verb = "score" if state.me == "You" else "scores"
-    lines.append(fit(f"  Shōbu now: {state.me} {verb} {count(score.payment, 'point')}.", width, "bold"))
+    lines = _wrap(f"Shōbu now: {state.me} {verb} {count(score.payment, 'point')}.", width, indent, "bold")
     if state.view is not None and state.rules is not None:
         risk = koikoi_risk(state.view, state.seat, state.rules, state.them)
-        lines += [fit(line, width) for line in _wrap(risk, width, "  ")]
-    for part in textwrap.wrap(f"{state.warning}.", width - 4) if state.warning else ():
-        lines.append(fit(f"  {part}", width, "bold red"))
-    return lines + _count_lines(score, width)  # the count last: a low window cuts it first
+        risk = risk.split("; ")[0] + "." if brief and state.warning else risk
+        lines += _wrap(risk, width, indent)
+    if state.warning:
+        lines += _wrap(f"{state.warning}.", width, indent, "bold red")
+    return lines
 
 
-def _wrap(text: str, width: int, indent: str) -> list[str]:
+def _wrap(text: str, width: int, indent: str, style: str = "") -> list[Text]:
     """Words wrapped to the width (never a word cut), each line indented."""
-    return textwrap.wrap(text, max(10, width - len(indent)), initial_indent=indent, subsequent_indent=indent + "  ")
+    room = max(10, width - len(indent))
+    parts = textwrap.wrap(text, room, initial_indent=indent, subsequent_indent=indent + "  ", break_on_hyphens=False)
+    return [fit(part, width, style) for part in parts]
 
 
 def _winner_line(state: TableState, result: RoundResult) -> str:
@@ -74,7 +101,7 @@ def round_end_panel(state: TableState, width: int) -> list[Text]:
     assert end is not None
     result = end.result
     lines = [rule(f"Round {result.number} over", width, "bold yellow")]
-    lines += [fit(line, width, "bold") for line in _wrap(_winner_line(state, result), width, "  ")]
+    lines += _wrap(_winner_line(state, result), width, "  ", "bold")
     if result.score is not None:
         lines += _count_lines(result.score, width)
     if not _last_round(state, result):
@@ -179,14 +206,24 @@ def box(overlay: Overlay, width: int, height: int) -> list[Text]:
     room = max(1, height - 2)
     offset = min(overlay.offset, max(0, len(body) - room))
     shown = body[offset : offset + room]
-    keys = overlay.keys + (" · ↑↓ scroll" if len(body) > room else "")
-    top = f"┌─ {overlay.title} "
+    title, keys = _box_labels(overlay, width, scrolls=len(body) > room)
+    top = f"┌─ {title} "
     bottom = f"└─ {keys} "
     out = [fit(top + "─" * max(0, width - len(top) - 1) + "┐", width, "bold")]
     for line in shown:
         out.append(Text("│ ", style="bold") + Text(line.ljust(inner)[:inner]) + Text(" │", style="bold"))
     out.append(fit(bottom + "─" * max(0, width - len(bottom) - 1) + "┘", width, "bold"))
     return out
+
+
+def _box_labels(overlay: Overlay, width: int, *, scrolls: bool) -> tuple[str, str]:
+    """The box's title and keys, with ``↑↓ scroll`` after the keys, or after the title where the keys
+    would not fit whole with it (a narrow window must show every key of a question)."""
+    if not scrolls:
+        return overlay.title, overlay.keys
+    if len(f"└─ {overlay.keys} · ↑↓ scroll ─┘") <= width:
+        return overlay.title, f"{overlay.keys} · ↑↓ scroll"
+    return f"{overlay.title} · ↑↓ scroll", overlay.keys
 
 
 def overlay_onto(screen: list[Text], panel: list[Text], width: int) -> list[Text]:

@@ -26,7 +26,7 @@ from p2p_koikoi.ui.board import (
     table_lines,
 )
 from p2p_koikoi.ui.glyphs import SPINNER_ASCII, SPINNER_UNICODE, ascii_line
-from p2p_koikoi.ui.panels import box, decision_panel, final_screen, overlay_onto, round_end_panel
+from p2p_koikoi.ui.panels import box, decision_choices, decision_panel, final_screen, overlay_onto, round_end_panel
 from p2p_koikoi.ui.state import TableState
 
 __all__ = ["render", "screen_text"]
@@ -64,40 +64,103 @@ def _board(state: TableState, width: int, height: int, spinner: str) -> list[Tex
         middle = player_lines(state, them, width, rows[0]) + player_lines(state, me, width, rows[1])
         middle += panel[: max(0, height - len(top) - len(bottom) - len(middle))]
         return _stack(top, middle, bottom, height, max(0, spare))
+    if state.focus is not None and state.focus.mode == "decision":
+        return _decision_board(state, width, height, top, spinner)
     table = table_lines(state, width)
     hand = hand_lines(state, width)
-    if state.focus is not None and state.focus.mode == "decision":  # the count, and the hand still in sight
-        hand = hand_in_words(state, width)
-        panel = decision_panel(state, width)
-        room = height - len(top) - len(bottom) - len(table) - len(hand) - 2 - sum(rows)
-        if room < len(panel):  # a low window: the compact table, and the players' headers alone
-            table, rows = table_lines(state, width, compact=True), [0, 0]
-            room = height - len(top) - len(bottom) - len(table) - len(hand) - 2
-        spare = _grow(rows, wanted, room - len(panel))
-        middle = player_lines(state, them, width, rows[0]) + table + player_lines(state, me, width, rows[1])
-        middle += panel[: max(0, height - len(top) - len(bottom) - len(middle) - len(hand))] + hand
-        return _stack(top, middle, bottom, height, max(0, spare))
     room = height - len(top) - len(bottom) - len(table) - len(hand) - 2  # the two players' headers
     least_log = max(MIN_LOG, newest_log_rows(state, width, 2))  # each player's last move, whole
     if room < sum(rows) + least_log:  # a low window: see _low_board
-        return _low_board(state, width, height, top, bottom)
+        return _low_board(state, width, height, top, spinner)
     log_rows = _grow(rows, wanted, room - sum(rows) - least_log) + least_log
     players = [player_lines(state, them, width, rows[0]), player_lines(state, me, width, rows[1])]
     middle = players[0] + table + players[1] + hand + log_lines(state, width, log_rows)
     return _stack(top, middle, bottom, height, 0)
 
 
-def _low_board(state: TableState, width: int, height: int, top: list[Text], bottom: list[Text]) -> list[Text]:
-    """A window too low for everything: the table (compact) and the hand's cards always; then, as room
-    allows, the last move whole (the newest entry of the log), the table's and the hand's headers, the
-    players' headers, a line of captures each, and the rest of the log. What goes first is what a person
-    cannot find out by pressing ``?``."""
+def _decision_board(state: TableState, width: int, height: int, top: list[Text], spinner: str) -> list[Text]:
+    """Koi-Koi or Shōbu: the count in the place of the table's lower half, the hand in words under it
+    and the last move (the one that made the yaku) under that, whole; a window too low for all of it
+    gets :func:`_low_decision`."""
     me, them = state.seat, 1 - state.seat
-    table, hand = table_lines(state, width, compact=True), hand_lines(state, width)
-    room = height - len(top) - len(bottom) - (len(table) - 1) - (len(hand) - 1)
-    last = min(newest_log_rows(state, width), max(0, room))
-    room -= last
-    headers = [room >= 1, room >= 2]  # the table's header, then the hand's
+    bottom = prompt_lines(state, width, spinner)
+    table, hand, panel = table_lines(state, width), hand_in_words(state, width), decision_panel(state, width)
+    last = newest_log_rows(state, width)
+    rows, wanted = [1, 1], [capture_rows_wanted(state, them), capture_rows_wanted(state, me)]
+    room = height - len(top) - len(bottom) - len(table) - len(hand) - 2 - sum(rows) - len(panel) - last
+    if room < 0:
+        return _low_decision(state, width, height, top, spinner)
+    log_rows = _grow(rows, wanted, room) + last
+    middle = player_lines(state, them, width, rows[0]) + table + player_lines(state, me, width, rows[1])
+    middle += panel + hand + log_lines(state, width, log_rows)
+    return _stack(top, middle, bottom, height, 0)
+
+
+def _low_decision(state: TableState, width: int, height: int, top: list[Text], spinner: str) -> list[Text]:
+    """Koi-Koi or Shōbu in a low window: the two choices whole (what Shōbu pays, what Koi-Koi risks) over
+    the full width, the last move whole, and the keys, after a line of prompt where there is room; then,
+    as room allows, the hand in words, the panel's title, the count line by line, the table's cards and
+    the players' headers."""
+    me, them = state.seat, 1 - state.seat
+    bottom = prompt_lines(state, width, spinner, rows=1)
+    choices, panel = decision_choices(state, width, indent=""), decision_panel(state, width)
+    last = newest_log_rows(state, width)
+    if len(top) + len(choices) + last + len(bottom) > height:
+        choices = decision_choices(state, width, indent="", brief=True)
+    if len(top) + len(choices) + last + len(bottom) > height:  # the choices above say what the prompt does
+        bottom = bottom[-1:]
+    heads = player_lines(state, them, width, 0) + player_lines(state, me, width, 0)
+    count = panel[1 + len(decision_choices(state, width)) :]
+    optional = [hand_in_words(state, width), panel[:1], count, table_lines(state, width, compact=True), heads]
+    (hand, title, count, table, heads), spare = _fitting(
+        optional, height - len(top) - len(bottom) - len(choices) - last
+    )
+    middle = heads[:1] + table + heads[1:] + title + choices + count + hand + log_lines(state, width, last + spare)
+    return _stack(top, middle, bottom, height, 0)
+
+
+def _fitting(blocks: list[list[Text]], room: int) -> tuple[list[list[Text]], int]:
+    """Each block, in the order given (what matters most first), whole if it fits the room left, else
+    none of it (a part shown would look whole); and the room left over, negative when none was."""
+    shown: list[list[Text]] = []
+    for block in blocks:
+        fits = 0 <= len(block) <= room
+        shown.append(block if fits else [])
+        room -= len(block) if fits else 0
+    return shown, room
+
+
+def _low_essentials(
+    state: TableState, width: int, spinner: str, room: int
+) -> tuple[list[Text], list[Text], list[Text]]:
+    """The prompt, the table's cards and the hand's for a low window, fitting ``room`` (the window less
+    the status line and the last move) by giving up, in turn: the prompt's longer wording, then (while a
+    table card is chosen, a choice the prompt names whole with the card it is for) the hand, then the
+    table's row of kinds, then the hand's. Issue 28 item 10: the last move, the scores and the choices
+    are never given up."""
+    choosing = state.focus is not None and state.focus.mode in ("target", "draw")
+    table, hand = table_lines(state, width, compact=True)[1:], hand_lines(state, width)[1:]
+    short = prompt_lines(state, width, spinner, rows=1)
+    steps = [(prompt_lines(state, width, spinner), table, hand), (short, table, hand)]
+    if choosing:
+        steps.append((short, table, []))
+    plants = table_lines(state, width, compact=True, kinds=False)[1:]
+    steps.append((short, plants, [] if choosing else hand))
+    if not choosing:
+        steps.append((short, plants, hand_lines(state, width, kinds=False)[1:]))
+    return next((step for step in steps if sum(len(part) for part in step) <= room), steps[-1])
+
+
+def _low_board(state: TableState, width: int, height: int, top: list[Text], spinner: str) -> list[Text]:
+    """A window too low for everything: the last move whole (the newest entry of the log), the prompt and
+    the cards of the table and the hand (see :func:`_low_essentials` for what gives way to the last move);
+    then, as room allows, the table's and the hand's headers, the players' headers, a line of captures
+    each, and the rest of the log. What goes first is what a person cannot find out by pressing ``?``."""
+    me, them = state.seat, 1 - state.seat
+    last = newest_log_rows(state, width)
+    bottom, table, hand = _low_essentials(state, width, spinner, height - len(top) - last)
+    room = height - len(top) - len(bottom) - len(table) - len(hand) - last
+    headers = [room >= 1, room >= 2 and bool(hand)]  # the table's header, then the hand's
     room -= sum(headers)
     rows = [0, 0]
     players: list[list[Text]] = [[], []]
@@ -106,9 +169,9 @@ def _low_board(state: TableState, width: int, height: int, top: list[Text], bott
         if room >= 2:  # a line of captures each, with the tracker
             rows, room = [1, 1], room - 2
         players = [player_lines(state, them, width, rows[0]), player_lines(state, me, width, rows[1])]
-    table = table if headers[0] else table[1:]
-    hand = hand if headers[1] else hand[1:]
-    middle = players[0] + table + players[1] + hand + log_lines(state, width, last + max(0, room))
+    table = table_lines(state, width, compact=True)[:1] + table if headers[0] else table
+    hand = hand_lines(state, width)[:1] + hand if headers[1] else hand
+    middle = players[0] + table + players[1] + hand + log_lines(state, width, last + room)
     return _stack(top, middle, bottom, height, 0)
 
 
