@@ -103,7 +103,9 @@ def first_taking_card(screen: str) -> str:
         if line.startswith("── Your hand") and i + 1 < len(lines):
             found = re.search(r"(\d) \+", lines[i + 1])
             return found.group(1) if found else "1"
-    return "1"
+    numbered = [line for line in lines if re.match(r"^[▶ ]1 ", line)]  # a low window drops the header
+    found = re.search(r"(\d) \+", numbered[-1]) if numbered else None
+    return found.group(1) if found else "1"
 
 
 def play_one_match(tmp_path: Path, seed: int) -> Seen:
@@ -144,15 +146,15 @@ def play_until(pane: Pane, screen: str, done: Callable[[str], bool], seen: Seen)
     while not done(screen):
         assert time.monotonic() < deadline, f"the match did not end in time; the screen:\n{screen}"
         keys_line = screen.splitlines()[-1] if screen.strip() else ""
-        if "k: Koi-Koi (play on)" in keys_line:
+        if "k: Koi-Koi" in keys_line:
             seen.koikoi.append(screen)
             key = "s" if len(seen.koikoi) > 1 else "k"
         elif "Enter: continue" in keys_line:
             seen.round_ends.append(screen)
             key = "Enter"
-        elif "Enter: take it" in keys_line:
+        elif "Enter: take" in keys_line:
             key = "1"
-        elif "play that card" in keys_line:
+        elif "Enter: play" in keys_line:
             if not seen.full_hand and "Your hand · 8 cards" in screen:
                 seen.full_hand = screen
             key = first_taking_card(screen)
@@ -214,11 +216,12 @@ def test_a_whole_practice_match_in_tmux(tmp_path: Path) -> None:
     assert read_record(record).complete
 
 
-def start(tmp_path: Path, width: int, height: int, term: str | None = None) -> Pane:
+def start(tmp_path: Path, width: int, height: int, term: str | None = None, seed: int = 5) -> Pane:
     env = {**os.environ, "LANG": "C.UTF-8", "KOIKOI_HOME": str(tmp_path / "home"), "KOIKOI_PAUSE": "0.05"}
     prefix = f"env TERM={term} " if term is not None else ""
     command = (
-        f'{prefix}{sys.executable} -m p2p_koikoi play --rounds 3 --seed 5 --bot random; echo "[exit $?]"; sleep 600'
+        f"{prefix}{sys.executable} -m p2p_koikoi play --rounds 3 --seed {seed} --bot random;"
+        ' echo "[exit $?]"; sleep 600'
     )
     return Pane(command, env, width, height)
 
@@ -233,16 +236,25 @@ def leave(pane: Pane) -> str:
     return pane.wait(lambda s: "[exit" in s, 30, "the program to end")
 
 
+def hand_rows(screen: str) -> list[str]:
+    """The hand's three rows (numbers, plants, kinds), under its header or, where a low window gave the
+    header up for the last move, from its numbered row (the last one on screen: the table's come first)."""
+    lines = screen.splitlines()
+    at = next((i + 1 for i, line in enumerate(lines) if line.startswith("── Your hand")), None)
+    if at is None:
+        at = max(i for i, line in enumerate(lines) if re.match(r"^[▶ ]1 ", line))
+    return lines[at : at + 3]
+
+
 @pytest.mark.parametrize(("width", "height"), [(60, 20), (40, 12)])
 def test_a_small_window_keeps_the_whole_hand(tmp_path: Path, width: int, height: int) -> None:
     pane = start(tmp_path, width, height)
     try:
         screen = first_turn(pane)
         assert all(len(line) <= width for line in screen.splitlines())
-        lines = screen.splitlines()
-        at = next(i for i, line in enumerate(lines) if line.startswith("── Your hand · 8 cards"))
-        assert re.findall(r"\d", lines[at + 1])[:8] == [str(n) for n in range(1, 9)]
-        assert len(lines[at + 2].split()) == 8 and len(lines[at + 3].split()) == 8, screen
+        numbers, plants, kinds = hand_rows(screen)
+        assert re.findall(r"\d", numbers)[:8] == [str(n) for n in range(1, 9)]
+        assert len(plants.split()) == 8 and len(kinds.split()) == 8, screen
         before = screen
         pane.keys(first_taking_card(screen))
         screen = pane.wait(lambda s, b=before: s != b, 30, "the card to be played")  # type: ignore[misc]
@@ -257,24 +269,33 @@ def test_a_small_window_keeps_the_whole_hand(tmp_path: Path, width: int, height:
 
 
 def readable_whole(screen: str, width: int) -> None:
-    """Issue 28 item 10: the scores, whose turn it is, the last move and the prompt's choices, whole."""
+    """Issue 28 item 10: the scores, whose turn it is, the last move and the prompt's choices, whole: no
+    line is cut but a header's or a list of captures (the "…" of a waiting line is no cut)."""
     lines = screen.splitlines()
     assert re.search(r"You \d+ · Bot \d+", lines[0]), lines[0]  # both scores, never "You 0 · Bot…"
-    prompt = [line for line in lines[-4:] if line.startswith(("▶", "  ", "1-", "s:", "Enter", "? help"))]
-    assert not any(line.rstrip().endswith("…") for line in prompt), screen
+    told = [line for line in lines if not re.match(r"──|  (Brights|Animals|Ribbons|Plains) ", line)]
+    assert not any(re.sub(r"(choosing|deal|stock card)…", "", line).rstrip().endswith("…") for line in told), screen
+    assert re.search(r"^  (You|Bot) ", screen, re.MULTILINE) or "Round 1: you deal" in screen, screen  # the last move
     assert all(len(line) <= width for line in lines)
 
 
-# 40x12 is left out: there a table of nine or more cards with a long last move still cuts the move or the
-# prompt in some deals (issue 28 item 10 is not finished at that size).
-@pytest.mark.parametrize(("width", "height"), [(80, 24), (60, 20)])
+def prompt_text(screen: str) -> str:
+    """The prompt's words, from its ``▶`` line down to the keys, put back on one line."""
+    lines = screen.splitlines()
+    at = max((i for i, line in enumerate(lines) if line.startswith("▶")), default=len(lines) - 1)
+    return " ".join(" ".join(lines[at:]).split())
+
+
+# Each seed is a fixed deal and a fixed bot, so every run plays the same turns: 40x12 gets several,
+# among them a table of nine or more cards with a long last move (seed 5's second turn).
+@pytest.mark.parametrize(("width", "height", "seed"), [(80, 24, 5), (60, 20, 5), (40, 12, 5), (40, 12, 8), (40, 12, 9)])
 def test_every_size_shows_the_scores_the_turn_the_last_move_and_the_choices(
-    tmp_path: Path, width: int, height: int
+    tmp_path: Path, width: int, height: int, seed: int
 ) -> None:
-    """Two turns played at each size: after each, our own move is on screen whole (the newest line of
-    the log, never cut), and at 60x20 the log keeps both players' last moves; a two-card choice names
-    both cards in full; the status line shows both scores; the keys line is never cut."""
-    pane = start(tmp_path, width, height)
+    """Two turns played at each size: after each, the last move is on screen whole (the newest line of
+    the log, never cut), and from 60x20 up the log keeps both players' last moves; a two-card choice names
+    both cards in full; the status line shows both scores; no line of the log or the prompt is cut."""
+    pane = start(tmp_path, width, height, seed=seed)
     try:
         screen = first_turn(pane)
         readable_whole(screen, width)
@@ -283,27 +304,44 @@ def test_every_size_shows_the_scores_the_turn_the_last_move_and_the_choices(
             before = screen
             pane.keys(first_taking_card(screen))
             screen = pane.wait(lambda s, b=before: s != b, 30, "the card to be played")  # type: ignore[misc]
-            if "Enter: take it" in screen.splitlines()[-1] or "Enter: take" in screen.splitlines()[-1]:
-                choice = " ".join(" ".join(screen.splitlines()[-3:-1]).split())
-                assert re.search(r"1: [A-Z][a-z]+ [^,]+, 2: [A-Z][a-z]+ [^)?]+[)?]", choice), screen  # both, whole
+            if "Enter: take" in screen.splitlines()[-1]:
+                assert re.search(r"1: [A-Z][a-z]+ [^,]+, 2: [A-Z][a-z]+ [^)?]+[)?]", prompt_text(screen)), screen
                 readable_whole(screen, width)
                 pane.keys("1")
             screen = pane.wait(lambda s: re.search(r"Enter: (play|continue)|k: Koi-Koi", s) is not None, 60, "our turn")
-            if "Enter: continue" in screen or "k: Koi-Koi" in screen:  # the round ends, or a yaku: enough seen
-                readable_whole(screen, width)
-                break
             readable_whole(screen, width)
-            moves = [
-                i for i, line in enumerate(screen.splitlines()) if line.startswith(("  You play ", "  Bot plays "))
-            ]
-            assert moves, f"turn {turn}: the last move is not on screen:\n{screen}"
-            newest = screen.splitlines()[moves[-1] : -3]  # the newest entry, down to the prompt
-            assert not any(line.rstrip().endswith("…") for line in newest), screen
+            if "k: Koi-Koi" in screen:  # the Koi-Koi box: what Shōbu pays and what Koi-Koi risks, whole
+                joined = " ".join(screen.split())
+                assert "Shōbu now: You score" in joined and "Koi-Koi: if Bot scores before you" in joined, screen
+            if "Enter: continue" in screen or "k: Koi-Koi" in screen:  # the round ends, or a yaku: enough seen
+                break
             if (width, height) != (40, 12):  # there the last move only: the log keeps both players' moves
                 ours = [line for line in screen.splitlines() if line.startswith("  You play ")]
                 assert ours, f"turn {turn}: our own move is not on screen:\n{screen}"
                 theirs = [line for line in screen.splitlines() if line.startswith("  Bot plays ")]
                 assert theirs, f"turn {turn}: the bot's last move is not on screen:\n{screen}"
+        assert "[exit 1]" in leave(pane)
+    finally:
+        pane.close()
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_the_koikoi_box_at_40_by_12_keeps_both_choices_whole(tmp_path: Path, seed: int) -> None:
+    """The lowest window at a Koi-Koi prompt: what Shōbu pays now and what Koi-Koi risks, in full, with
+    the scores and the keys; the title and the count give way to them. Each seed's fixed deal and bot
+    bring a yaku, and so the prompt, in the first round, the same in every run."""
+    pane = start(tmp_path, 40, 12, seed=seed)
+    try:
+        screen = pane.wait(lambda s: "Enter: play" in s or "Enter: continue" in s, 60, "the first decision")
+        screen = play_until(pane, screen, lambda s: "k: Koi-Koi" in s.splitlines()[-1], Seen())
+        readable_whole(screen, 40)
+        joined = " ".join(screen.split())
+        assert re.search(r"Shōbu now: You score \d+ points?\.", joined), screen
+        assert re.search(
+            r"Koi-Koi: if Bot scores before you, Bot takes the round( at ×\d+ \(×\d+ with \d+ points or more\))?[;.]",
+            joined,
+        ), screen
+        assert "s: Shōbu · k: Koi-Koi" in screen.splitlines()[-1]
         assert "[exit 1]" in leave(pane)
     finally:
         pane.close()

@@ -3,9 +3,10 @@
 The layout fits 80x24: the status line, the two prompt lines, the table and your hand
 always show; each player's captures get a line per kind when there is room (fewer,
 joined, when there is not); the log gets what is left, and at least two lines. While
-Koi-Koi or Shōbu is open the count (and what Koi-Koi risks) takes the place of the log; at the end
-of a round its count takes the place of the table. Boxes (help, questions) are drawn over
-the middle. :func:`render` is pure: the same state and size give the same lines.
+Koi-Koi or Shōbu is open the count (and what Koi-Koi risks) sits under the table, the last move
+under the hand; at the end of a round its count takes the place of the table. A low window (down to
+40x12) keeps the scores, the prompt's choices and the last move whole, giving up the rest first.
+Boxes (help, questions) are drawn over the middle. :func:`render` is pure: the same state and size give the same lines.
 """
 
 from __future__ import annotations
