@@ -52,6 +52,10 @@ class LineInput:
             if not line:
                 return
 
+    def type_in(self, text: str) -> None:
+        """A line as if the person had typed it: how Ctrl-C answers the question in front of them."""
+        self._send.send_nowait(text)
+
     def forget_typed_ahead(self) -> None:
         """Drop lines typed for a question that is gone (the turn limit took it), so they do not
         answer the next one."""

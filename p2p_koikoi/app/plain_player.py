@@ -65,6 +65,7 @@ class PlainPlayer:
         self._write = write
         self._lines = lines if lines is not None else LineInput()
         self._assume_yes = assume_yes
+        self._confirming = False  # the "Leave the match?" question is open
         self._results: list[RoundResult] = []
         self._rules: RuleSet | None = None
         self._timed_out = False
@@ -226,10 +227,19 @@ class PlainPlayer:
             self._write("Type 1 or c to claim the match, 2 or w to wait, 3 or a to adjourn.")
 
     async def _confirm_leaving(self) -> bool:
-        answer = await self._lines.ask(f"Leave the match? Leaving forfeits it: {self.them} wins. [y/n] ")
+        self._confirming = True
+        try:
+            answer = await self._lines.ask(f"Leave the match? Leaving forfeits it: {self.them} wins. [y/n] ")
+        finally:
+            self._confirming = False
         if answer is None:
             return True
         return answer.strip().lower() in ("y", "yes")
+
+    def interrupt(self) -> None:
+        """Ctrl-C, as ``q``: the first asks whether to leave (at the next choice, if none is open), a
+        second, with that question open, leaves."""
+        self._lines.type_in("y" if self._confirming else "q")
 
     # -- what the person hears -------------------------------------------------------------------------
 

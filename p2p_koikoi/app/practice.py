@@ -9,10 +9,14 @@ and leaves the same signed record (the person's copy) for ``koikoi verify``.
 
 from __future__ import annotations
 
+import contextlib
 import random
+import signal
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -93,8 +97,38 @@ async def practice_match(options: PracticeOptions, player: Player, say: Say) -> 
         # crash, and the bot, living in this process, cannot be resumed with.
         record = RecordWriter(replay_dir(options.replay_dir), name, seat=0, software=SOFTWARE)
         try:
-            result.report = await run_match(channel, session, player, record)
+            async with ctrl_c_asks(player):
+                result.report = await run_match(channel, session, player, record)
         finally:
             record.close()
             result.record = record.path
     return result
+
+
+@runtime_checkable
+class Interruptible(Protocol):
+    """A player that takes Ctrl-C as ``q``: the first asks whether to leave, a second leaves."""
+
+    def interrupt(self) -> None: ...
+
+
+@contextlib.asynccontextmanager
+async def ctrl_c_asks(player: Player) -> AsyncIterator[None]:
+    """For the length of a practice match, Ctrl-C is ``q`` for a player that takes it: it asks first, and
+    leaving writes the forfeit, so the record ends as the match did (a practice match cannot be resumed,
+    so Ctrl-C must not leave one unfinished). Another player keeps Ctrl-C's usual interruption."""
+    if not isinstance(player, Interruptible):
+        yield
+        return
+    async with trio.open_nursery() as nursery:
+        with trio.open_signal_receiver(signal.SIGINT) as signals:
+
+            async def relay() -> None:
+                async for _ in signals:
+                    player.interrupt()
+
+            nursery.start_soon(relay)
+            try:
+                yield
+            finally:
+                nursery.cancel_scope.cancel()

@@ -73,18 +73,27 @@ class PtyRun:
 
 
 def run_in_pty(
-    command: list[str], env: dict[str, str], *, until: bytes, answer: bytes | None = None, timeout: float = 60
+    command: list[str],
+    env: dict[str, str],
+    *,
+    until: bytes,
+    answer: bytes | None = None,
+    then: tuple[tuple[bytes, bytes | None], ...] = (),
+    timeout: float = 60,
 ) -> PtyRun:
     """Run ``command`` in a pseudo-terminal; once ``until`` is on its screen, send SIGINT (what Ctrl-C
-    sends) or type ``answer``; then wait, up to ``timeout`` seconds in all, for it to end."""
+    sends) or type ``answer``; then each step of ``then`` the same way, its text looked for in what the
+    screen shows after the step before; then wait, up to ``timeout`` seconds in all, for it to end.
+    ``acted`` is True once every step was taken."""
     import pty
     import select
     import signal
 
+    steps = [(until, answer), *then]
     pid, fd = pty.fork()
     if pid == 0:  # the child: the program, in a terminal of its own
         os.execvpe(command[0], command, env)
-    shown, acted = b"", False
+    shown, since = b"", 0
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:
@@ -97,14 +106,15 @@ def run_in_pty(
                 if not chunk:
                     break
                 shown += chunk
-            if not acted and until in shown:
+            if steps and steps[0][0] in shown[since:]:
                 time.sleep(0.3)  # the prompt is up and waiting for a key
-                if answer is None:
+                text = steps.pop(0)[1]
+                if text is None:
                     os.kill(pid, signal.SIGINT)
                 else:
-                    os.write(fd, answer)
-                acted = True
-        return PtyRun(_ended_by(pid, deadline), shown.decode(errors="replace"), acted)
+                    os.write(fd, text)
+                since = len(shown)
+        return PtyRun(_ended_by(pid, deadline), shown.decode(errors="replace"), not steps)
     finally:
         os.close(fd)
 

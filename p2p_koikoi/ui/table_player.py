@@ -376,6 +376,15 @@ class TablePlayer:
                 self._answer.send_nowait(action)
                 self._picker = self._answer = None  # one answer: keys typed ahead wait for the next decision
 
+    def interrupt(self) -> None:
+        """Ctrl-C, as ``q``: the first opens the box that asks whether to leave; a second, with that box
+        up, leaves."""
+        if self._overlays and self._overlays[-1][0] == "quit":
+            self.press("y")
+        else:
+            self._push("quit", quit_box(self.state, self.in_match, adjourns=self._leaving_adjourns()))
+        self.redraw()
+
     def _leaving_adjourns(self) -> bool:
         """Leaving now adjourns rather than forfeits (the runner's rule): the opponent owes the next entry
         (no decision of ours is open) in a match with no time limit on thinking."""
