@@ -564,24 +564,45 @@ async def host_match(
         if isinstance(admitted, Fork):
             await _host_forked(admitted, forked[0], player_for(0), result)
             return result
-        async with trio.open_nursery() as nursery:  # the mapping stays for reconnects, renewed
-            for router in mapper:
-                nursery.start_soon(router.keep)
-            plan = Reconnect(0, port=listening[0], bind=options.bind)
-            held = Held() if again is not None else None
-            await _host_plays(admitted, identity, player_for(0), directory, plan, say, result, held)
-            if held is not None and again is not None:
-                rematches = _Rematches(
-                    0, identity, player_for, directory, plan, say, again, _host_begins(options, identity)
-                )
-                result = await rematches.play(held, admitted.session, result)
-            nursery.cancel_scope.cancel()
+        seated = _Seated(options, identity, player_for, directory, say, again)
+        result = await seated.play(admitted, mapper, listening[0], result)
     finally:
         for lan in announcement:
             await lan.close()
         for router in mapper:
             await router.close()
     return result
+
+
+@dataclass(frozen=True)
+class _Seated:
+    """What the host does once a guest is seated: the match (and, with ``again``, each rematch both
+    players want), with the router's mapping kept for reconnects."""
+
+    options: HostOptions
+    identity: Ed25519PrivateKey
+    player_for: Callable[[int], Player]
+    directory: Path
+    say: Say
+    again: Again | None
+
+    async def play(
+        self, admitted: _Admitted, mapper: list[Mapper], port: int, result: NetMatchResult
+    ) -> NetMatchResult:
+        async with trio.open_nursery() as nursery:  # the mapping stays for reconnects, renewed
+            for router in mapper:
+                nursery.start_soon(router.keep)
+            plan = Reconnect(0, port=port, bind=self.options.bind)
+            held = Held() if self.again is not None else None
+            await _host_plays(admitted, self.identity, self.player_for(0), self.directory, plan, self.say, result, held)
+            if held is not None and self.again is not None:
+                begin = _host_begins(self.options, self.identity)
+                rematches = _Rematches(
+                    0, self.identity, self.player_for, self.directory, plan, self.say, self.again, begin
+                )
+                result = await rematches.play(held, admitted.session, result)
+            nursery.cancel_scope.cancel()
+        return result
 
 
 def _host_begins(options: HostOptions, identity: Ed25519PrivateKey) -> Begin:
