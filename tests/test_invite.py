@@ -112,3 +112,18 @@ def test_the_token_proof_binds_the_guest_key_and_the_host() -> None:
         Guard(token=token).check(guest, nonce, other)  # a nonce made for another host
     with pytest.raises(Refused, match="not the guest expected"):
         Guard(guest=fingerprint(other)).check(guest, nonce, host)
+
+
+def test_the_longest_valid_code_is_within_the_limit_read_before_decoding() -> None:
+    """A token and 16 IPv6 addresses (the most a code holds) still parse: the limit is not below them."""
+    from p2p_koikoi.net.invite import MAX_ADDRESSES, MAX_TEXT
+
+    longest = Invite(
+        tuple(f"2001:db8::{i + 1:x}" for i in range(MAX_ADDRESSES)),
+        7447,
+        "c84a:c030:6851:2b8a:1149:ef2b:736b:03e5",
+        bytes(12),
+    )
+    code = longest.format()
+    assert len(code) == 496 <= MAX_TEXT
+    assert Invite.parse(code) == longest

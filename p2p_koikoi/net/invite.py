@@ -40,7 +40,7 @@ CHECK_DOMAIN = b"p2p-koikoi/invite/v1\x00"
 TOKEN_BYTES = 12
 FINGERPRINT_BYTES = 16
 MAX_ADDRESSES = 16
-MAX_TEXT = 400  # longer than any valid code; checked before decoding
+MAX_TEXT = 500  # checked before decoding: the longest valid code (16 IPv6 addresses and a token) is 496
 _HAS_TOKEN = 0x01
 _ALPHABET = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
 
