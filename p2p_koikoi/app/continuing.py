@@ -39,6 +39,7 @@ from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.wire import RemoteProtocolError
+from p2p_koikoi.wire.bodies import EntryKind
 
 __all__ = ["GRACE", "Reconnect", "can_resume", "never_started", "play_on", "settle_fork", "started"]
 
@@ -80,7 +81,7 @@ def started(session: MatchSession) -> bool:
     """Whether the match began: the guest accepted the host's rules (the chain's second entry). Before
     that there is nothing to take up again: the host holds no record of it, and offers the guest a new one."""
     entries = session.chain.entries
-    return len(entries) >= 2 and entries[1].entry.kind == "accept"
+    return len(entries) >= 2 and entries[1].entry.kind == EntryKind.ACCEPT
 
 
 def can_resume(session: MatchSession) -> bool:

@@ -37,7 +37,7 @@ from p2p_koikoi.net.timing import DEFAULT_TURN_LIMIT
 from p2p_koikoi.record.format import secret_path
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.writer import RecordWriter, record_name
-from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, Waiting
+from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, SessionEnd, Waiting
 from p2p_koikoi.wire import Ping, Pong, RemoteProtocolError, SignedEntry, public_bytes
 from p2p_koikoi.wire.frames import Resume
 
@@ -82,7 +82,7 @@ class NetMatchResult:
 
     @property
     def ok(self) -> bool:
-        return self.report is not None and self.report.ended_by == "match-over"
+        return self.report is not None and self.report.ended_by == SessionEnd.MATCH_OVER
 
 
 @dataclass(frozen=True)
