@@ -69,9 +69,14 @@ def test_a_flipped_bit_in_any_field_of_an_entry_is_named_there(field: int | None
 
 
 def test_a_flipped_bit_in_the_first_entry_breaks_the_keys_everything_is_checked_against() -> None:
+    """The body's last byte is the host's name, nil when none was sent: flipped, 0xc0 becomes 0xc1, a byte
+    msgpack never uses, so that entry no longer parses; the byte before it (the software's version string)
+    still parses and so breaks the signature."""
     entries = honest().entries
-    for field in (MATCH_ID, BODY, STATE, None):
+    for field in (MATCH_ID, STATE, None):
         assert failure(verify_bytes(flip_entry(entries, 0, field))) == (0, "bad-signature", None)
+    assert failure(verify_bytes(flip_entry(entries, 0, BODY, at=1))) == (0, "bad-signature", None)
+    assert failure(verify_bytes(flip_entry(entries, 0, BODY))) == (0, "unreadable-entry", None)
 
 
 def test_a_flipped_frame_length_or_frame_tag_is_damage_not_a_crash() -> None:

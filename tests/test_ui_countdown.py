@@ -123,7 +123,7 @@ async def test_connection_lost_counts_its_seconds_down_on_the_table(autojump: tr
     rnd = deal(dealer=1)
     async with at_table() as (player, screen, _keys):
         player.in_match = True
-        await player.notify([rnd.view(0)])  # the opponent is to move: the table waits, spinner on
+        player.see(rnd.view(0))  # the opponent is to move: the table waits, spinner on
         await player.settle()
         now = trio.current_time()
         player.say(Countdown("Connection lost, retrying ({seconds} s)...", now + 58, now))

@@ -195,7 +195,9 @@ def test_ctrl_c_in_a_hosted_match_prints_the_record_and_the_resume_command(tmp_p
     assert err.splitlines()[-1] == "koikoi: interrupted"
 
 
-def test_ctrl_c_in_practice_prints_the_record(tmp_path: Path) -> None:
+def test_ctrl_c_twice_in_practice_forfeits_and_prints_the_record(tmp_path: Path) -> None:
+    """Ctrl-C in practice is ``q`` (issue 28 item 11): the first asks, the second leaves by forfeit (exit 1,
+    a loss), and the record's path is printed with nothing offering to resume it."""
     play = subprocess.Popen(
         [*KOIKOI, "play", "--bot", "random"],
         env=koikoi_env(tmp_path),
@@ -206,11 +208,14 @@ def test_ctrl_c_in_practice_prints_the_record(tmp_path: Path) -> None:
     )
     try:
         wait_for(play, "q to leave]: ")
-        err = interrupt(play)
+        play.send_signal(signal.SIGINT)
+        wait_for(play, "Leave the match?")
+        play.send_signal(signal.SIGINT)
+        out, err = play.communicate(timeout=60)
     finally:
         play.kill()
-    assert play.returncode == 130, err
+    assert play.returncode == 1, out[-2000:] + err
     (record,) = (tmp_path / "data" / "replays").glob("*.koikoi")
-    assert f"Record saved: {record}" in err.splitlines()
-    assert "resume" not in err  # a practice match cannot be taken up again, and says so
-    assert "cannot be taken up again" in err
+    assert f"Record saved: {record}" in (out + err).splitlines()
+    assert "resume" not in out + err  # a practice match cannot be taken up again
+    assert "Traceback" not in err

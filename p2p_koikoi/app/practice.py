@@ -98,7 +98,7 @@ async def practice_match(options: PracticeOptions, player: Player, say: Say) -> 
         record = RecordWriter(replay_dir(options.replay_dir), name, seat=0, software=SOFTWARE)
         try:
             async with ctrl_c_asks(player):
-                result.report = await run_match(channel, session, player, record)
+                result.report = await run_match(channel, session, player, record, resumable=False)
         finally:
             record.close()
             result.record = record.path

@@ -192,6 +192,7 @@ async def run_match(
     dead_after: float | None = None,
     step_deadline: float | None = None,
     held: Held | None = None,
+    resumable: bool = True,
 ) -> MatchReport:
     """Play until the match ends, or, with ``reconnect``, until the connection is lost: then the
     report says ``disconnected`` and the session is left as it was, to be resumed.
@@ -203,12 +204,15 @@ async def run_match(
     :class:`Timing` (``keepalive``, ``dead_after`` and ``step_deadline`` override one figure each).
     ``notice`` gets the lines about the connection ("connection lost, retrying (58 s)...", "back").
     ``floor`` carries the time the peer held the floor over from an earlier connection of the match.
+    ``resumable=False`` says nobody can take the match up again (a practice match: the bot lives in this
+    process), so our player leaving forfeits it even where it would otherwise adjourn.
     """
     base = timing if timing is not None else RECONNECTING if reconnect else Timing()
     given = {"keepalive": keepalive, "dead_after": dead_after, "step_deadline": step_deadline}
     chosen = dataclasses.replace(base, **{k: v for k, v in given.items() if v is not None})
     async with RecordSync.open(record) as records:
         run = _Run(channel, session, player, records, chosen, reconnect, notice, floor or FloorClock())
+        run.resumable = resumable
         await run.play()
     if held is not None and run.played_out:
         held.channel = channel
@@ -248,6 +252,7 @@ class _Run:
         self.floor = floor  # how long the peer has held the floor
         self.shown: object = None  # what a watching player last saw
         self.quit_requested = player.quit_requested if isinstance(player, Leaving) else None
+        self.resumable = True  # leaving may adjourn (else it always forfeits)
         self.watching = player if isinstance(player, Watching) else None  # asked once: a costly check
         self.countdown = _countdown(player)
 
@@ -484,11 +489,11 @@ class _Run:
     def leave(self) -> None:
         """Our player leaves. With no decision time limit, while the peer owes the next entry, that adjourns
         the match (nobody wins; it can be taken up again): no limit on thinking must not trap the one who
-        waits. Otherwise leaving forfeits it."""
+        waits. Otherwise, or when the match cannot be resumed, leaving forfeits it."""
         session = self.session
         if session.ended_by is not None:
             return
-        if not session.turn_limit and session.waiting is Waiting.PEER:
+        if self.resumable and not session.turn_limit and session.waiting is Waiting.PEER:
             session.adjourn("adjourned: the player left while the opponent was deciding")
         else:
             session.quit("the player left")

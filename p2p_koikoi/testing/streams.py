@@ -31,10 +31,11 @@ class TrickleStream(trio.abc.Stream):
         await self.inner.wait_send_all_might_not_block()
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
-        data = await self.inner.receive_some(self.chunk)
+        # The delay comes before the read, never between the read and the return: a receive cancelled
+        # in its delay (a linger running out) must lose no bytes, or the two sides' byte counts differ.
         if self.max_delay:
             await trio.sleep(self._rng.uniform(0, self.max_delay))
-        return data
+        return await self.inner.receive_some(self.chunk)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
