@@ -501,3 +501,41 @@ def test_every_size_shows_the_scores_the_turn_the_last_move_and_the_choices_whol
             shows_what_issue_28_item_10_asks(state, width, height)
             seen.add(state.focus.mode if state.focus is not None else "waiting")
     assert {"hand", "target", "draw", "decision", "waiting"} <= seen
+
+
+@pytest.mark.parametrize(("width", "height"), [(40, 12), (50, 16), (60, 20), (80, 24)])
+def test_the_end_of_a_round_shows_who_won_the_count_and_the_next_dealer_at_every_size(width: int, height: int) -> None:
+    """Issue 28 item 10 at the end of a round: at 40x12 the count and "Next dealer" were cut off the
+    bottom in 113 of 118 round ends. Who won and the next dealer are always whole; the count is whole,
+    or, where the window is too low for it, said in brief whole; the captures give way first."""
+    from p2p_koikoi.engine import PRESETS, OutcomeKind
+    from p2p_koikoi.ui.panels import round_end_parts
+
+    briefs = 0
+    for name in ("gameweave", "nintendo", "lemme"):
+        rules = PRESETS[name].with_option("rounds", "6")
+        for seed in range(3):
+            ends: list[Round] = []
+
+            def keep(rnd: Round, events: list[Event], ends: list[Round] = ends) -> None:
+                if rnd.over:
+                    ends.append(rnd.view(0))
+
+            match = play_local_match(
+                rules, (RandomAgent(seed), RandomAgent(seed + 9)), random.Random(seed), on_events=keep
+            )
+            for result, view in zip(match.results, ends, strict=True):
+                if result.outcome.kind is OutcomeKind.REDEAL:
+                    continue
+                state = TableState(seat=0, names=("You", "Bot"), rules=rules, view=view, results=[result])
+                state.round_end = RoundEnd(result, (0, 0))
+                screen = screen_text(render(state, width, height))
+                parts = round_end_parts(state, width)
+                shown = [line.rstrip() for line in screen_text(parts.winner + parts.dealer).splitlines()]
+                assert all(line in screen for line in shown), screen
+                count = [line.rstrip() for line in screen_text(parts.count).splitlines()]
+                brief = [line.rstrip() for line in screen_text(parts.brief).splitlines()]
+                whole = all(line in screen for line in count)
+                briefs += not whole
+                assert whole or all(line in screen for line in brief), screen
+    assert briefs > 0 if height == 12 else briefs == 0

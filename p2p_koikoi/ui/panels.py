@@ -8,6 +8,7 @@ the end of a round and the calculator always agree.
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 
 from rich.text import Text
 
@@ -21,6 +22,7 @@ from p2p_koikoi.ui.board import fit, rule
 from p2p_koikoi.ui.state import Overlay, TableState
 
 __all__ = [
+    "RoundEndParts",
     "box",
     "decision_choices",
     "decision_panel",
@@ -28,6 +30,7 @@ __all__ = [
     "match_summary",
     "overlay_onto",
     "round_end_panel",
+    "round_end_parts",
 ]
 
 
@@ -94,19 +97,52 @@ def _winner_line(state: TableState, result: RoundResult) -> str:
     return f"{who} {verb} the round {how}: {count(result.score.payment, 'point')}.".replace("  ", " ")
 
 
-def round_end_panel(state: TableState, width: int) -> list[Text]:
-    """The end of a round: who won and the same count, line by line, and the next dealer.
-    (Both players' captures stay on screen above it.)"""
+@dataclass(frozen=True, slots=True)
+class RoundEndParts:
+    """The end-of-round panel in its parts, so a low window can keep what matters whole and give up the
+    rest (render's low round end): who won and the next dealer always, then the count, else its brief."""
+
+    title: list[Text]
+    winner: list[Text]
+    count: list[Text]
+    brief: list[Text]
+    dealer: list[Text]
+
+
+def round_end_parts(state: TableState, width: int) -> RoundEndParts:
     end = state.round_end
     assert end is not None
     result = end.result
-    lines = [rule(f"Round {result.number} over", width, "bold yellow")]
-    lines += _wrap(_winner_line(state, result), width, "  ", "bold")
-    if result.score is not None:
-        lines += _count_lines(result.score, width)
-    if not _last_round(state, result):
-        lines.append(fit(f"  Next dealer: {state.name(result.outcome.next_dealer)}.", width))
-    return lines
+    score = result.score
+    dealer = (
+        [] if _last_round(state, result) else [fit(f"  Next dealer: {state.name(result.outcome.next_dealer)}.", width)]
+    )
+    return RoundEndParts(
+        title=[rule(f"Round {result.number} over", width, "bold yellow")],
+        winner=_wrap(_winner_line(state, result), width, "  ", "bold"),
+        count=_count_lines(score, width) if score is not None else [],
+        brief=_wrap(_brief_count(score), width, "  ") if score is not None else [],
+        dealer=dealer,
+    )
+
+
+def _brief_count(score: RoundScore) -> str:
+    """The count on as few lines as it goes: each yaku by its short name, and the steps that changed the
+    value (a doubling, a Koi-Koi's multiplier, a cap), by their reasons."""
+    yaku = ", ".join(f"{short_name(y.yaku)} {y.points}" for y in score.yaku) or "no yaku"
+    value, changed = score.base, []
+    for step in score.steps:
+        if step.value != value:
+            changed.append(step.reason)
+        value = step.value
+    return "; ".join([f"Yaku: {yaku}", *changed]) + "."
+
+
+def round_end_panel(state: TableState, width: int) -> list[Text]:
+    """The end of a round: who won and the same count, line by line, and the next dealer.
+    (Both players' captures stay on screen above it.)"""
+    parts = round_end_parts(state, width)
+    return parts.title + parts.winner + parts.count + parts.dealer
 
 
 def _last_round(state: TableState, result: RoundResult) -> bool:

@@ -27,7 +27,15 @@ from p2p_koikoi.ui.board import (
     table_lines,
 )
 from p2p_koikoi.ui.glyphs import SPINNER_ASCII, SPINNER_UNICODE, ascii_line
-from p2p_koikoi.ui.panels import box, decision_choices, decision_panel, final_screen, overlay_onto, round_end_panel
+from p2p_koikoi.ui.panels import (
+    box,
+    decision_choices,
+    decision_panel,
+    final_screen,
+    overlay_onto,
+    round_end_panel,
+    round_end_parts,
+)
 from p2p_koikoi.ui.state import TableState
 
 __all__ = ["render", "screen_text"]
@@ -61,6 +69,8 @@ def _board(state: TableState, width: int, height: int, spinner: str) -> list[Tex
     if state.round_end is not None:
         panel = round_end_panel(state, width)
         room = height - len(top) - len(bottom) - 2 - sum(rows)
+        if room < len(panel):
+            return _low_round_end(state, width, height, top, bottom)
         spare = _grow(rows, wanted, room - len(panel))
         middle = player_lines(state, them, width, rows[0]) + player_lines(state, me, width, rows[1])
         middle += panel[: max(0, height - len(top) - len(bottom) - len(middle))]
@@ -117,6 +127,22 @@ def _low_decision(state: TableState, width: int, height: int, top: list[Text], s
         optional, height - len(top) - len(bottom) - len(choices) - last
     )
     middle = heads[:1] + table + heads[1:] + title + choices + count + hand + log_lines(state, width, last + spare)
+    return _stack(top, middle, bottom, height, 0)
+
+
+def _low_round_end(state: TableState, width: int, height: int, top: list[Text], bottom: list[Text]) -> list[Text]:
+    """The end of a round in a window too low for the whole panel under the players: who won and the
+    next dealer whole, always; then, as room allows, the count line by line (else the count in brief),
+    the panel's title and the players' headers. The status line keeps the points."""
+    parts = round_end_parts(state, width)
+    heads = player_lines(state, 1 - state.seat, width, 0) + player_lines(state, state.seat, width, 0)
+    room = height - len(top) - len(bottom) - len(parts.winner) - len(parts.dealer)
+    (count, brief, title, heads), _ = _fitting([parts.count, parts.brief, parts.title, heads], room)
+    if count:
+        brief = []
+    elif brief:  # the count gave way to its brief: the title may still fit where the count did not
+        (title, heads), _ = _fitting([parts.title, heads], room - len(brief))
+    middle = heads + title + parts.winner + (count or brief) + parts.dealer
     return _stack(top, middle, bottom, height, 0)
 
 
