@@ -21,6 +21,7 @@ from p2p_koikoi.engine import preset
 from p2p_koikoi.engine.cards import Card
 from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Keys, Reveal, parse_message
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
+from p2p_koikoi.session.events import PeerLeft
 from p2p_koikoi.session.match_session import MatchSession, Stage
 from p2p_koikoi.testing.adversary import duel
 
@@ -235,7 +236,7 @@ async def test_refusing_to_reveal_loses_by_silence(tmp_path: Path, autojump_cloc
     report = d.report
     assert report.ended_by == "peer-vanished" and report.failure is None
     assert report.text == "the opponent took no protocol step"
-    assert [e.text for e in d.player.events if e.kind == "peer-left"] == [report.text]
+    assert [e.text for e in d.player.events if isinstance(e, PeerLeft)] == [report.text]
     honest = d.honest
     assert honest.ending is not None and (honest.ending.how, honest.ending.owed) == ("silence", CHEATER)
     assert honest.ending.winner == honest.seat and honest.ending.claimed and not honest.resumable

@@ -18,6 +18,7 @@ from p2p_koikoi.app.player_labels import labels, same_name_note
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.engine import preset
 from p2p_koikoi.record.identity_names import fingerprint, short_fingerprint
+from p2p_koikoi.session.events import Players
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing.sessions import deterministic_entropy, pipe_sessions, session_pair
 from p2p_koikoi.wire import Entry, RemoteProtocolError, SignedEntry
@@ -53,7 +54,7 @@ def test_each_player_is_told_who_sits_where_once_the_guest_accepted() -> None:
     pair = session_pair(RULES, deterministic_entropy(b"told"), ("Hana", "Tarō"))
     assert pipe_sessions(pair, (RandomAgent(1), RandomAgent(2))) is None
     for session in pair.sessions:
-        told = [e for e in session.take_events() if e.kind == "players"]
+        told = [e for e in session.take_events() if isinstance(e, Players)]
         assert len(told) == 1
         assert told[0].names == ("Hana", "Tarō") and told[0].keys == session.keys
 

@@ -33,7 +33,8 @@ from p2p_koikoi.engine import MatchOutcome, Termination
 from p2p_koikoi.net.runner import ClaimChoice, Claiming, MatchReport
 from p2p_koikoi.record.verify import VerifyReport
 from p2p_koikoi.referee.events import Ending, MatchEnd
-from p2p_koikoi.session.match_session import SessionEnd, SessionEvent, Waiting
+from p2p_koikoi.session.events import MatchOver, PeerLeft
+from p2p_koikoi.session.match_session import SessionEnd, Waiting
 from p2p_koikoi.testing import KOIKOI, free_port, koikoi_env, spawn_host
 from p2p_koikoi.testing.sessions import SessionPair, decide, deterministic_entropy, session_pair
 from p2p_koikoi.ui.panels import final_screen
@@ -187,8 +188,8 @@ def test_the_peers_forfeit_and_adjournment_are_told_as_such() -> None:
 async def test_the_end_screen_says_the_ending_whole_at_80_columns(ended_by: str, words: str) -> None:
     async with at_table() as (player, screen, _keys):
         if ended_by == "peer-quit":  # as the session tells it: the peer's goodbye, then the match's outcome
-            await player.notify([SessionEvent("peer-left", 1, "forfeit: the player left")])
-            await player.notify([SessionEvent("over", outcome=MatchOutcome(0, (0, 0), Termination.FORFEIT))])
+            await player.notify([PeerLeft(SessionEnd.PEER_QUIT, "the player left")])
+            await player.notify([MatchOver(MatchOutcome(0, (0, 0), Termination.FORFEIT))])
         BACKGROUND[player].start_soon(lambda: player.finish(None, ended_by=ended_by))
         text = await screen.shows("Match over")
     joined = " ".join(line.strip() for line in text.splitlines())

@@ -20,7 +20,7 @@ from p2p_koikoi.app.plain_input import LineInput
 from p2p_koikoi.app.plain_player import PlainPlayer
 from p2p_koikoi.engine import AnyAction, Round
 from p2p_koikoi.net.countdown import Countdown
-from p2p_koikoi.session.match_session import SessionEvent
+from p2p_koikoi.session.events import Moves
 
 LIMIT = 30.0
 
@@ -34,7 +34,7 @@ async def run_out_the_clock(player: object, view: Round, rnd: Round) -> AnyActio
     with trio.move_on_at(deadline):
         answer = await player.choose(view, legal, context(), deadline=deadline)  # type: ignore[attr-defined]
     events = rnd.apply(answer if answer is not None else legal[0])
-    await player.notify([SessionEvent("moves", events=tuple(events))])  # type: ignore[attr-defined]
+    await player.notify([Moves(None, tuple(events))])  # type: ignore[attr-defined]
     return answer
 
 

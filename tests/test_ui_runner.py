@@ -16,7 +16,8 @@ from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import AnyAction, Phase, Round, RuleSet, Termination, preset
 from p2p_koikoi.net.runner import MatchReport, Player, PlayerQuit
-from p2p_koikoi.session.match_session import MatchSession, SessionEvent
+from p2p_koikoi.session.events import SessionEvent
+from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing.pairs import match_pair
 
 

@@ -19,7 +19,7 @@ from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import AnyAction, Deal, Phase, Play, Round, cards_of, preset
 from p2p_koikoi.engine.cards import month_mask
 from p2p_koikoi.net.runner import Leaving, PlayerQuit, Watching
-from p2p_koikoi.session.match_session import SessionEvent
+from p2p_koikoi.session.events import MatchOver, Moves, RoundScored
 from p2p_koikoi.ui.render import screen_text
 from p2p_koikoi.ui.table_player import TablePlayer
 
@@ -134,7 +134,7 @@ async def test_the_opponents_turn_is_shown_and_told_in_words() -> None:
         view = rnd.view(1)
         play = rnd.apply(RandomAgent(1).choose(view, view.legal_actions(), context()), 1)
         draw = rnd.apply(rnd.legal_actions()[0])
-        await player.notify([SessionEvent("moves", 1, events=tuple(e)) for e in (play, draw)])
+        await player.notify([Moves(1, tuple(e)) for e in (play, draw)])
         card = play[0].card
         assert card is not None
         await screen.shows(f"Bot plays {card.display_name}")
@@ -187,7 +187,7 @@ async def test_the_end_of_a_round_waits_for_the_person_before_the_next_decision(
     view = deal(dealer=0).view(0)
     async with at_table() as (player, screen, keys):
         player.see(view)
-        await player.notify([SessionEvent("result", result.outcome.winner, result=result)])
+        await player.notify([RoundScored(result)])
         answer = await deciding(player, deal(dealer=0, seed=4).view(0), result.points)
         text = await screen.shows(f"── Round {result.number} over")
         assert "Next dealer:" in text and "Enter: continue" in text
@@ -201,8 +201,8 @@ async def test_the_end_of_a_round_waits_for_the_person_before_the_next_decision(
 async def test_the_end_of_the_match_stays_until_the_person_leaves() -> None:
     match = play_local_match(RULES, (RandomAgent(3), RandomAgent(4)), random.Random(3))
     async with at_table() as (player, screen, keys):
-        events = [SessionEvent("result", r.outcome.winner, result=r) for r in match.results]
-        await player.notify([*events, SessionEvent("over", outcome=match.outcome)])
+        events = [RoundScored(r) for r in match.results]
+        await player.notify([*events, MatchOver(match.outcome)])
         for _ in match.results:
             await screen.shows("Enter: continue")
             await keys.send("enter")
@@ -249,7 +249,7 @@ async def test_leaving_while_a_rounds_end_is_shown_ends_the_next_decision_at_onc
     match = play_local_match(RULES, (RandomAgent(1), RandomAgent(2)), random.Random(1))
     result = next(r for r in match.results if r.score is not None)
     async with at_table() as (player, screen, keys):
-        await player.notify([SessionEvent("result", result.outcome.winner, result=result)])
+        await player.notify([RoundScored(result)])
         answer = await deciding(player, deal(dealer=0).view(0))
         await screen.shows("Enter: continue")
         await keys.send("q")
@@ -295,7 +295,7 @@ async def test_a_resumed_match_shows_the_rounds_before_and_no_next_dealer_after_
         assert text.splitlines()[0].startswith(f" Round {match.round_number} of 3 │ Dealer: {dealer}")
         await keys.send("1")
         last = [r for r in match.results if r.outcome.kind.value != "redeal"][-1]
-        await player.notify([SessionEvent("result", result=last)])
+        await player.notify([RoundScored(last)])
         text = await screen.shows("Enter: continue")
         assert f"Round {last.number} over" in text and "Next dealer" not in text
         await keys.send("enter")

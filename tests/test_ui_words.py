@@ -18,7 +18,7 @@ from p2p_koikoi.app.replay import load_replay
 from p2p_koikoi.app.words import how_auto_stop, how_match_ended, how_round_ended, reason_words
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.engine import PRESETS, Event, OutcomeKind, Round, RoundOutcome, RoundResult, Termination
-from p2p_koikoi.session.match_session import SessionEvent
+from p2p_koikoi.session.events import Failed, MatchOver, Moves, RoundScored, SessionEvent
 from p2p_koikoi.ui.panels import final_screen, round_end_panel
 from p2p_koikoi.ui.render import render, screen_text
 from p2p_koikoi.ui.replay_view import plain_lines
@@ -53,8 +53,8 @@ def test_every_outcome_and_ending_has_words() -> None:
         check(how_match_ended(termination))
     text = reason_words("illegal-move:card-not-in-hand: the guest played pine-crane")
     assert text == "illegal move (a card that was not in the hand): the guest played pine-crane"
-    check(ending_words(SessionEvent("failed", text="illegal-move:card-not-in-hand: bad"), "Bot"))
-    check("\n".join(event_lines([SessionEvent("failed", text="illegal-move:card-not-in-hand: bad")], 0)))
+    check(ending_words(Failed(None, "illegal-move:card-not-in-hand: bad"), "Bot"))
+    check("\n".join(event_lines([Failed(None, "illegal-move:card-not-in-hand: bad")], 0)))
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -72,9 +72,9 @@ def test_whole_matches_are_told_in_words(name: str) -> None:
             for events in told:
                 for event in events:
                     teller.move(event)
-            session = [SessionEvent("moves", events=tuple(e)) for e in told]
-            session += [SessionEvent("result", result=r) for r in match.results]
-            session.append(SessionEvent("over", outcome=match.outcome))
+            session: list[SessionEvent] = [Moves(None, tuple(e)) for e in told]
+            session += [RoundScored(r) for r in match.results]
+            session.append(MatchOver(match.outcome))
             check("\n".join(log + event_lines(session, seat, "Bot")))
             state = TableState(seat=seat, names=names, rules=rules, results=list(match.results))
             state.outcome = match.outcome

@@ -20,7 +20,7 @@ from p2p_koikoi.app.coach import hint, pointless_koikoi
 from p2p_koikoi.app.decision import choice_words, decision_order, koikoi_risk, tracker_words
 from p2p_koikoi.app.plain_input import LineInput
 from p2p_koikoi.app.player_labels import seen_opponent
-from p2p_koikoi.app.players import event_lines, peer_left, wait_for_interrupt
+from p2p_koikoi.app.players import event_lines, wait_for_interrupt
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.app.words import count, how_round_ended
 from p2p_koikoi.bots.base import MatchContext
@@ -29,7 +29,16 @@ from p2p_koikoi.engine.match import Match, RoundResult
 from p2p_koikoi.engine.round import OutcomeKind, Phase
 from p2p_koikoi.engine.ruledoc import describe, yaku_table_lines
 from p2p_koikoi.net.runner import ClaimChoice, PlayerQuit
-from p2p_koikoi.session.match_session import SessionEnd, SessionEvent
+from p2p_koikoi.session.events import (
+    MatchOver,
+    Moves,
+    PeerLeft,
+    Players,
+    RoundBegins,
+    RoundScored,
+    SessionEnd,
+    SessionEvent,
+)
 
 __all__ = ["PlainPlayer", "stderr_write", "stdout_write"]
 
@@ -282,7 +291,7 @@ class PlainPlayer:
         for line in yaku_table_lines(rules):
             self._write(f"  {line}")
 
-    def _meet(self, event: SessionEvent) -> None:
+    def _meet(self, event: Players) -> None:
         """The setup is signed: the opponent is called by its name from now on (unless we were told what
         to call it, as practice calls the bot "Bot"), and a name two keys share is said once."""
         label, note = seen_opponent(event.keys, event.names, self.seat)
@@ -299,24 +308,24 @@ class PlainPlayer:
 
     async def notify(self, events: list[SessionEvent]) -> None:
         for event in events:
-            if event.kind == "players":
+            if isinstance(event, Players):
                 self._meet(event)
-            timed_out = self._timed_out and event.kind == "moves"
+            timed_out = self._timed_out and isinstance(event, Moves)
             for line in event_lines([event], self.seat, self.them, timed_out=timed_out, claimed=self._claimed):
                 self._write(line)
-            if event.kind == "peer-left":
-                self._claimed = peer_left(event)[0] is SessionEnd.PEER_VANISHED
-            elif event.kind in ("moves", "round"):
+            if isinstance(event, PeerLeft):
+                self._claimed = event.ended is SessionEnd.PEER_VANISHED
+            elif isinstance(event, Moves | RoundBegins):
                 self._claimed = False  # the opponent came back and refuted our claim
-            if timed_out and any(e.seat == self.seat for e in event.events):
+            if timed_out and isinstance(event, Moves) and any(e.seat == self.seat for e in event.events):
                 self._timed_out = False
-            result = event.result
-            if event.kind == "result" and result is not None and result.outcome.kind is not OutcomeKind.REDEAL:
+            if isinstance(event, RoundScored) and event.result.outcome.kind is not OutcomeKind.REDEAL:
+                result = event.result
                 self._results.append(result)
                 if result.score is not None:
                     for line in result.score.lines():
                         self._write(line)
-            if event.kind == "over":
+            if isinstance(event, MatchOver):
                 for line in self._rounds_table():
                     self._write(line)
 

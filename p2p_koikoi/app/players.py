@@ -11,17 +11,27 @@ import trio
 
 from p2p_koikoi.app.words import count, how_match_ended, how_round_ended, reason_words, score_words
 from p2p_koikoi.bots.base import Agent, MatchContext
-from p2p_koikoi.engine import AnyAction, Event, Exchange, Round, RuleSet, Termination, cards_of
-from p2p_koikoi.referee.events import Ending
-from p2p_koikoi.session.match_session import SessionEnd, SessionEvent
+from p2p_koikoi.engine import AnyAction, Event, EventKind, Exchange, Round, RuleSet, Termination, cards_of
+from p2p_koikoi.session.events import (
+    ClaimedAgainst,
+    Failed,
+    FirstDealer,
+    MatchOver,
+    Moves,
+    PeerLeft,
+    RoundBegins,
+    RoundScored,
+    SessionEnd,
+    SessionEvent,
+)
 
 __all__ = [
+    "DECISIONS",
     "BotPlayer",
     "claim_words",
     "event_lines",
     "left_words",
     "outcome_words",
-    "peer_left",
     "played_for_you",
     "told",
     "wait_for_interrupt",
@@ -52,52 +62,29 @@ def told(subject: str, text: str) -> str:
     return f"{subject} {', '.join(clauses)}"
 
 
+# The events that tell a decision of a seat's (what the turn limit may make for it).
+DECISIONS = frozenset({EventKind.PLAY, EventKind.CAPTURE, EventKind.KOIKOI, EventKind.STOP, EventKind.EXCHANGE})
+
+
 def played_for_you(move: Event) -> str:
     """Our own move that the game made when the turn limit ran out, told as such (never as
     ``You play ...``, which would read as if the person had chosen it)."""
     card = move.card.display_name if move.card is not None else ""
-    if move.kind == "play":
+    if move.kind is EventKind.PLAY:
         taken = ", ".join(c.display_name for c in cards_of(move.captured))
         what = f"played {card} for you" + (f", taking {taken}" if taken else ", to the table")
-    elif move.kind == "capture" and move.captured:
+    elif move.kind is EventKind.CAPTURE and move.captured:
         what = f"took {next(cards_of(move.captured)).display_name} for you"
-    elif move.kind == "koikoi":
+    elif move.kind is EventKind.KOIKOI:
         what = "called Koi-Koi for you"
-    elif move.kind == "stop":
+    elif move.kind is EventKind.STOP:
         what = "called Shōbu for you"
-    elif move.kind == "exchange":
+    elif move.kind is EventKind.EXCHANGE:
         swapped = isinstance(move.action, Exchange) and move.action.swap
         what = "exchanged hands for you" if swapped else "kept the hands for you"
     else:
         what = f"chose for you: {move.text}"
     return f"Time's up: the game {what}."
-
-
-# The endings a ``peer-left`` event can name (``how: text``, the peer's goodbye as the referee ruled it), and
-# what each is from our seat.
-_PEER_LEFT = {
-    Ending.FORFEIT: SessionEnd.PEER_QUIT,
-    Ending.DECLINED: SessionEnd.PEER_DECLINED,
-    Ending.ADJOURNED: SessionEnd.ADJOURNED,
-    Ending.SILENCE: SessionEnd.PEER_CLAIMED,
-    Ending.FINISHED: SessionEnd.MATCH_OVER,
-}
-
-
-def peer_left(event: SessionEvent) -> tuple[SessionEnd | None, str]:
-    """What a ``peer-left`` event says: how the match ended from our seat, and the goodbye's own text.
-
-    The session tells the peer's goodbye as ``how: text`` (``how`` an :class:`Ending`) and our own claim of
-    the peer's silence as its bare text (``the opponent is gone (...)``): that one is ``PEER_VANISHED``.
-    None: an ending that is none of these (told by its text)."""
-    head, sep, rest = event.text.partition(": ")
-    try:
-        how = Ending(head) if sep else None
-    except ValueError:
-        how = None
-    if how is None:
-        return SessionEnd.PEER_VANISHED, event.text
-    return _PEER_LEFT.get(how), rest
 
 
 def _cap(text: str) -> str:
@@ -130,9 +117,9 @@ def outcome_words(ended: SessionEnd | None, them: str, resume: str = "") -> str 
     return None
 
 
-def left_words(event: SessionEvent, them: str) -> str:
-    """A ``peer-left`` event as a line of the log: what the peer did, or what we claimed."""
-    ended, text = peer_left(event)
+def left_words(event: PeerLeft, them: str) -> str:
+    """A :class:`PeerLeft` as a line of the log: what the peer did, or what we claimed."""
+    ended, text = event.ended, event.text
     if ended is SessionEnd.PEER_VANISHED:
         return f"You claim the match: {text}"
     if ended is SessionEnd.PEER_QUIT:
@@ -179,57 +166,55 @@ def event_lines(
 
     out: list[str] = []
     for event in events:
-        if event.kind in ("moves", "round"):
+        if isinstance(event, Moves | RoundBegins):
             claimed = False  # the peer came back and refuted it: the match goes on
-        if event.kind == "first-dealer":
-            out.append(f"{who(event.seat)} deal{'' if event.seat == seat else 's'} first.")
-        elif event.kind == "round":
-            number, _, redeal = event.text.partition("/")
-            again = " (dealt again)" if redeal != "0" else ""
-            dealer = "you deal" if event.seat == seat else f"{them} deals"
-            out.append(f"Round {number}{again}: {dealer}.")
-        elif event.kind == "moves":
-            for e in event.events:
-                if e.kind in ("hand-yaku",) and not e.yaku:
-                    continue
-                if timed_out and e.seat == seat and e.kind in ("play", "capture", "koikoi", "stop", "exchange"):
-                    out.append(played_for_you(e))
-                    timed_out = False
-                elif e.kind == "round-over":
-                    out.append(f"Round over: {e.text}.")
-                elif e.kind == "yaku":
-                    made = ", ".join(f"{y.yaku.display_name} {count(y.points, 'point')}" for y in e.yaku)
-                    out.append(f"{who(e.seat)} {'have' if e.seat == seat else 'has'} {made}.")
+        match event:
+            case FirstDealer(seat=first):
+                out.append(f"{who(first)} deal{'' if first == seat else 's'} first.")
+            case RoundBegins(number=number, redeal=redeal, dealer=dealer):
+                again = " (dealt again)" if redeal else ""
+                dealing = "you deal" if dealer == seat else f"{them} deals"
+                out.append(f"Round {number}{again}: {dealing}.")
+            case Moves(events=moves):
+                for e in moves:
+                    if e.kind is EventKind.HAND_YAKU and not e.yaku:
+                        continue
+                    if timed_out and e.seat == seat and e.kind in DECISIONS:
+                        out.append(played_for_you(e))
+                        timed_out = False
+                    elif e.kind is EventKind.ROUND_OVER:
+                        out.append(f"Round over: {e.text}.")
+                    elif e.kind is EventKind.YAKU:
+                        made = ", ".join(f"{y.yaku.display_name} {count(y.points, 'point')}" for y in e.yaku)
+                        out.append(f"{who(e.seat)} {'have' if e.seat == seat else 'has'} {made}.")
+                    else:
+                        out.append(f"{told(who(e.seat), e.text)}." if e.seat in (0, 1) else f"{e.text}.")
+            case RoundScored(result=result):
+                score = result.score
+                if score is None or result.outcome.winner is None:
+                    out.append(f"Nobody scores ({how_round_ended(result.outcome.kind)}).")
                 else:
-                    out.append(f"{told(who(e.seat), e.text)}." if e.seat in (0, 1) else f"{e.text}.")
-        elif event.kind == "result" and event.result is not None:
-            result = event.result
-            score = result.score
-            if score is None or result.outcome.winner is None:
-                out.append(f"Nobody scores ({how_round_ended(result.outcome.kind)}).")
-            else:
-                out.append(
-                    f"{who(result.outcome.winner)} score{'' if result.outcome.winner == seat else 's'} "
-                    f"{count(score.payment, 'point')}."
-                )
-        elif event.kind == "over" and event.outcome is not None:
-            outcome = event.outcome
-            if claimed and outcome.winner == seat and outcome.termination is Termination.FORFEIT:
-                out.append(f"{claim_words(them)}.")
-            elif outcome.winner is None:
-                out.append(f"The match is drawn, {outcome.points[0]} to {outcome.points[1]}.")
-            else:
-                out.append(
-                    f"{who(outcome.winner)} win{'' if outcome.winner == seat else 's'} the match "
-                    f"({how_match_ended(outcome.termination)}), {score_words(outcome.points, outcome.winner)}."
-                )
-        elif event.kind == "peer-left":
-            claimed = claimed or peer_left(event)[0] is SessionEnd.PEER_VANISHED
-            out.append(f"{left_words(event, them)}.")
-        elif event.kind == "failed":
-            out.append(reason_words(event.text))
-        elif event.kind == "claimed-against":
-            out.append(f"{them} claimed you had gone silent; your program answered at once, so play goes on.")
+                    out.append(
+                        f"{who(result.outcome.winner)} score{'' if result.outcome.winner == seat else 's'} "
+                        f"{count(score.payment, 'point')}."
+                    )
+            case MatchOver(outcome=outcome) if outcome is not None:
+                if claimed and outcome.winner == seat and outcome.termination is Termination.FORFEIT:
+                    out.append(f"{claim_words(them)}.")
+                elif outcome.winner is None:
+                    out.append(f"The match is drawn, {outcome.points[0]} to {outcome.points[1]}.")
+                else:
+                    out.append(
+                        f"{who(outcome.winner)} win{'' if outcome.winner == seat else 's'} the match "
+                        f"({how_match_ended(outcome.termination)}), {score_words(outcome.points, outcome.winner)}."
+                    )
+            case PeerLeft():
+                claimed = claimed or event.ended is SessionEnd.PEER_VANISHED
+                out.append(f"{left_words(event, them)}.")
+            case Failed(text=text):
+                out.append(reason_words(text))
+            case ClaimedAgainst():
+                out.append(f"{them} claimed you had gone silent; your program answered at once, so play goes on.")
     return out
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import enum
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -42,7 +41,6 @@ from p2p_koikoi.engine import (
     Phase,
     Play,
     Round,
-    RoundResult,
     RuleSet,
     parse_rules,
 )
@@ -65,6 +63,20 @@ from p2p_koikoi.referee import (
     result_body,
 )
 from p2p_koikoi.referee.findings import BadBytes
+from p2p_koikoi.session.events import (
+    ClaimedAgainst,
+    Failed,
+    FirstDealer,
+    MatchOver,
+    Moves,
+    PeerLeft,
+    Players,
+    RoundBegins,
+    RoundScored,
+    RulesOffered,
+    SessionEnd,
+    SessionEvent,
+)
 from p2p_koikoi.wire import LocalProtocolError, RemoteProtocolError, SignedEntry, public_bytes
 from p2p_koikoi.wire.bodies import (
     AcceptBody,
@@ -93,40 +105,14 @@ class Waiting(enum.Enum):
     DONE = "done"  # the match is over (or adjourned: ``koikoi resume`` may take it up again)
 
 
-class SessionEnd(enum.StrEnum):
-    """How the match ended, from our seat."""
-
-    MATCH_OVER = "match-over"
-    DECLINED = "declined"
-    PEER_DECLINED = "peer-declined"
-    QUIT = "quit"  # we left: our forfeit
-    PEER_QUIT = "peer-quit"  # the peer left (or claimed while it owed the next entry): its forfeit
-    VIOLATION = "violation"  # one seat was caught breaking a rule (``failure`` says who)
-    PEER_VANISHED = "peer-vanished"  # we claimed the peer's silence: we win, on a claim it may refute
-    PEER_CLAIMED = "peer-claimed"  # we lost by our silence: the peer's claim, or our own concession
-    ADJOURNED = "adjourned"  # one of us left the match to be resumed while the other owed: nobody won
-
-
-@dataclass(frozen=True, slots=True)
-class SessionEvent:
-    """Something for the player to see: ``kind`` names it, the other fields carry it.
-
-    Kinds: ``offered`` (rules), ``first-dealer`` (seat), ``round`` (number, redeal, dealer),
-    ``moves`` (engine events), ``result`` (a RoundResult), ``over`` (the MatchOutcome),
-    ``peer-left`` (text), ``failed`` (text, blame), ``claimed-against`` (the peer claimed our silence, with
-    its text; our program has answered, which refutes the claim), ``players`` (once the guest accepted: both
-    seats' ``keys`` and the ``names`` they sent, by seat, None where a seat sent none).
-    """
-
-    kind: str
-    seat: int | None = None
-    text: str = ""
-    events: tuple[Event, ...] = ()
-    result: RoundResult | None = None
-    outcome: MatchOutcome | None = None
-    rules: RuleSet | None = None
-    keys: tuple[bytes, bytes] | None = None
-    names: tuple[str | None, str | None] = (None, None)
+# The peer's goodbye, as the referee ruled it, from our seat (a ``PeerLeft`` event's ``ended``).
+_PEER_LEFT = {
+    Ending.FORFEIT: SessionEnd.PEER_QUIT,
+    Ending.DECLINED: SessionEnd.PEER_DECLINED,
+    Ending.ADJOURNED: SessionEnd.ADJOURNED,
+    Ending.SILENCE: SessionEnd.PEER_CLAIMED,
+    Ending.FINISHED: SessionEnd.MATCH_OVER,
+}
 
 
 class _Teller(MatchVisitor):
@@ -140,24 +126,24 @@ class _Teller(MatchVisitor):
 
     def begin_match(self, info: MatchInfo) -> None:
         if self.session.seat == 1:
-            self._say(SessionEvent("offered", 0, rules=info.rules))
+            self._say(RulesOffered(info.rules))
 
     def first_dealer(self, choice: FirstDealerChoice) -> None:
-        self._say(SessionEvent("first-dealer", choice.seat))
+        self._say(FirstDealer(choice.seat))
 
     def begin_round(self, number: int, redeal: int, dealer: int) -> None:
-        self._say(SessionEvent("round", dealer, f"{number}/{redeal}"))
+        self._say(RoundBegins(number, redeal, dealer))
 
     def moves(self, seat: int | None, events: tuple[Event, ...], text: str) -> None:
         if events or text:
-            self._say(SessionEvent("moves", seat, text, events))
+            self._say(Moves(seat, events, text))
 
     def round_played(self, played: PlayedRound) -> None:
         if played.result is not None:
-            self._say(SessionEvent("result", played.result.outcome.winner, result=played.result))
+            self._say(RoundScored(played.result))
 
     def match_decided(self, outcome: MatchOutcome | None) -> None:
-        self._say(SessionEvent("over", outcome=outcome))
+        self._say(MatchOver(outcome))
 
     def match_paused(self, end: MatchEnd) -> None:
         self.session.ended(end)
@@ -369,7 +355,7 @@ class MatchSession:
     def _claim(self, claim: Claim, text: str) -> bool:
         if self.ended_by is not None or self.referee.floor() != self.peer:
             return False
-        self.events.append(SessionEvent("peer-left", self.peer, text))
+        self.events.append(PeerLeft(SessionEnd.PEER_VANISHED, text))
         self._goodbye(claim, text)
         return True
 
@@ -544,7 +530,7 @@ class MatchSession:
         if end is None or not end.claimed or end.owed != self.seat or not self._lift():
             return
         if not self._replaying:
-            self.events.append(SessionEvent("claimed-against", self.peer, end.text))
+            self.events.append(ClaimedAgainst(end.text))
         for signed in withdrawn:
             self._pump()
             body = parse_body(signed.entry.kind, signed.entry.body)
@@ -584,7 +570,7 @@ class MatchSession:
         keeps in the record's note."""
         if self.failure is None:
             self.failure = exc
-            self.events.append(SessionEvent("failed", self.peer, f"{exc} (the peer to blame)"))
+            self.events.append(Failed(self.peer, f"{exc} (the peer to blame)"))
         if self.ended_by is None or self.ending_refutable:
             self.ended(MatchEnd(Ending.VIOLATION, self.seat, str(exc)))
 
@@ -593,7 +579,7 @@ class MatchSession:
         if self.failure is None:
             self.failure = exc
             blame = "the peer" if exc.blame == self.peer else ("we" if exc.blame == self.seat else "nobody")
-            self.events.append(SessionEvent("failed", exc.blame, f"{exc} ({blame} to blame)"))
+            self.events.append(Failed(exc.blame, f"{exc} ({blame} to blame)"))
         if self.ended_by is None and self.referee.end is None and exc.blame == self.peer and not self._accusing:
             self._accusing = True  # one accusation: a second violation found meanwhile does not write again
             if not self.referee.entries:  # nothing to link a goodbye to: the match never began
@@ -650,7 +636,7 @@ class MatchSession:
         if self._told_players or len(entries) < 2 or entries[1].entry.kind != "accept":
             return
         self._told_players = True
-        self.events.append(SessionEvent("players", keys=self.keys, names=self.names))
+        self.events.append(Players(self.keys, self.names))
 
     def _write_automatic(self) -> bool:
         referee = self.referee
@@ -770,12 +756,12 @@ class MatchSession:
         if end.claimed and end.owed == self.seat:
             return  # a claim of our silence, and we are here: our answer refutes it at once
         if end.seat == self.peer and end.how is not Ending.VIOLATION:
-            self.events.append(SessionEvent("peer-left", self.peer, f"{end.how.value}: {end.text}"))
+            self.events.append(PeerLeft(_PEER_LEFT.get(end.how), end.text))
         finding = self.referee.finding
         if finding is not None and finding.blame == self.peer and self.failure is None:
             self.failure = Violation(finding)
         if end.outcome is not None and end.how is not Ending.FINISHED:
-            self.events.append(SessionEvent("over", outcome=end.outcome, text=end.text))
+            self.events.append(MatchOver(end.outcome, end.text))
 
     def _from_our_seat(self, end: MatchEnd) -> SessionEnd:
         ours = end.seat == self.seat

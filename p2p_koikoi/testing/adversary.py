@@ -39,7 +39,8 @@ from p2p_koikoi.net.runner import MatchReport, run_match
 from p2p_koikoi.net.timing import Timing
 from p2p_koikoi.record.reader import Record, read_record
 from p2p_koikoi.record.writer import RecordWriter
-from p2p_koikoi.session.match_session import MatchSession, SessionEvent, Stage
+from p2p_koikoi.session.events import Failed, SessionEvent
+from p2p_koikoi.session.match_session import MatchSession, Stage
 from p2p_koikoi.wire import RemoteProtocolError, SignedEntry, public_bytes
 from p2p_koikoi.wire.frames import Frame
 
@@ -145,8 +146,8 @@ class Duel:
 
     @property
     def failed_lines(self) -> list[str]:
-        """The ``failed`` events' text: the one line the player reads."""
-        return [e.text for e in self.player.events if e.kind == "failed"]
+        """The :class:`Failed` events' text: the one line the player reads."""
+        return [e.text for e in self.player.events if isinstance(e, Failed)]
 
 
 async def duel(

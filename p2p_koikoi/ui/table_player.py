@@ -29,15 +29,27 @@ from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.coach import hint, pointless_koikoi
 from p2p_koikoi.app.follow import follow
 from p2p_koikoi.app.player_labels import seen_opponent
-from p2p_koikoi.app.players import peer_left, wait_for_interrupt
+from p2p_koikoi.app.players import wait_for_interrupt
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots.base import MatchContext
-from p2p_koikoi.engine import AnyAction, Event, OutcomeKind, Round, RuleSet, Termination
-from p2p_koikoi.engine.match import Match
+from p2p_koikoi.engine import AnyAction, Event, EventKind, OutcomeKind, Round, RuleSet, Termination
+from p2p_koikoi.engine.match import Match, RoundResult
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.net.countdown import Countdown
 from p2p_koikoi.net.runner import ClaimChoice, PlayerQuit
-from p2p_koikoi.session.match_session import SessionEnd, SessionEvent
+from p2p_koikoi.session.events import (
+    Failed,
+    FirstDealer,
+    MatchOver,
+    Moves,
+    PeerLeft,
+    Players,
+    RoundBegins,
+    RoundScored,
+    RulesOffered,
+    SessionEnd,
+    SessionEvent,
+)
 from p2p_koikoi.ui.boxes import claim_box, help_box, question_box, quit_box, rules_box
 from p2p_koikoi.ui.glyphs import SPINNER_ASCII, SPINNER_UNICODE
 from p2p_koikoi.ui.picker import Picker
@@ -263,11 +275,11 @@ class TablePlayer:
     async def notify(self, events: list[SessionEvent]) -> None:
         self.in_match = True
         for event in events:
-            if event.kind == "players":
+            if isinstance(event, Players):
                 self._meet(event)
         self._queue(events)
 
-    def _meet(self, event: SessionEvent) -> None:
+    def _meet(self, event: Players) -> None:
         """The setup is signed: the opponent is called by its name (unless we were told what to call it,
         as practice calls the bot "Bot"); a name two keys share is said in the log."""
         state = self.state
@@ -468,40 +480,37 @@ class TablePlayer:
         if isinstance(event, Round):
             state.view = event
             return
-        kind = event.kind
-        if kind in ("round", "moves", "result") and state.ended_by is SessionEnd.PEER_VANISHED:
+        if isinstance(event, RoundBegins | Moves | RoundScored) and state.ended_by is SessionEnd.PEER_VANISHED:
             state.ended_by, state.ended, state.outcome = None, "", None  # the peer came back: our claim fell
-        if kind == "offered" and event.rules is not None:
-            self.set_rules(event.rules)
-        elif kind == "first-dealer" and event.seat is not None:
-            self._teller.deals(event.seat, suffix=" first")
-        elif kind == "round" and event.seat is not None:
-            number, _, redeal = event.text.partition("/")
-            state.round_number, state.redeal, state.dealer = int(number), int(redeal or 0), event.seat
-            state.view, state.drawn, state.phase_text = None, None, "Shuffling…"
-            again = " (dealt again)" if state.redeal else ""
-            self._teller.deals(event.seat, prefix=f"Round {number}{again}: ")
-        elif kind == "moves":
-            for move in event.events:
-                await self._show_move(move)
-            if not event.events and event.text:
-                self._teller.line(event.text[0].upper() + event.text[1:] + ".")
-        elif kind == "result" and event.result is not None:
-            await self._show_result(event)
-        elif kind == "over" and event.outcome is not None:
-            state.outcome = event.outcome
-            if event.outcome.termination is Termination.FORFEIT and event.outcome.winner != state.seat:
-                state.ended = state.ended or "you left the match"
-        elif kind in ("peer-left", "failed"):
-            if kind == "peer-left":
-                state.ended_by = peer_left(event)[0]
-            state.ended = ending_words(event, state.them)
-            self._teller.line(state.ended[0].upper() + state.ended[1:] + ".")
+        match event:
+            case RulesOffered(rules=rules):
+                self.set_rules(rules)
+            case FirstDealer(seat=seat):
+                self._teller.deals(seat, suffix=" first")
+            case RoundBegins(number=number, redeal=redeal, dealer=dealer):
+                state.round_number, state.redeal, state.dealer = number, redeal, dealer
+                state.view, state.drawn, state.phase_text = None, None, "Shuffling…"
+                again = " (dealt again)" if redeal else ""
+                self._teller.deals(dealer, prefix=f"Round {number}{again}: ")
+            case Moves(events=moves, text=text):
+                for move in moves:
+                    await self._show_move(move)
+                if not moves and text:
+                    self._teller.line(text[0].upper() + text[1:] + ".")
+            case RoundScored(result=result):
+                await self._show_result(result)
+            case MatchOver(outcome=outcome) if outcome is not None:
+                state.outcome = outcome
+                if outcome.termination is Termination.FORFEIT and outcome.winner != state.seat:
+                    state.ended = state.ended or "you left the match"
+            case PeerLeft() | Failed():
+                if isinstance(event, PeerLeft):
+                    state.ended_by = event.ended
+                state.ended = ending_words(event, state.them)
+                self._teller.line(state.ended[0].upper() + state.ended[1:] + ".")
 
-    async def _show_result(self, event: SessionEvent) -> None:
+    async def _show_result(self, result: RoundResult) -> None:
         state = self.state
-        result = event.result
-        assert result is not None
         state.results.append(result)
         state.points = result.points
         if result.outcome.kind is OutcomeKind.REDEAL:
@@ -522,13 +531,13 @@ class TablePlayer:
         a moment before it lands or takes; the opponent's play and Koi-Koi stay a moment too."""
         state = self.state
         theirs = move.seat != state.seat
-        if move.kind == "draw" and move.card is not None and state.view is not None:
+        if move.kind is EventKind.DRAW and move.card is not None and state.view is not None:
             state.drawn = move.card
             self.redraw()
             await trio.sleep(self.pause)
             state.drawn = None
         state.view = follow(state.view, move)
         self._teller.move(move)
-        if theirs and move.kind in ("play", "koikoi"):
+        if theirs and move.kind in (EventKind.PLAY, EventKind.KOIKOI):
             self.redraw()
             await trio.sleep(self.pause)

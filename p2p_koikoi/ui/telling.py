@@ -7,10 +7,10 @@ capture of a drawn card), so :class:`Teller` starts a line at a play and adds th
 
 from __future__ import annotations
 
-from p2p_koikoi.app.players import left_words, played_for_you
+from p2p_koikoi.app.players import DECISIONS, left_words, played_for_you
 from p2p_koikoi.app.words import reason_words
-from p2p_koikoi.engine import Event, Exchange, cards_of
-from p2p_koikoi.session.match_session import SessionEvent
+from p2p_koikoi.engine import Event, EventKind, Exchange, cards_of
+from p2p_koikoi.session.events import Failed, PeerLeft
 
 __all__ = ["LOG_KEPT", "Teller", "ending_words"]
 
@@ -18,9 +18,9 @@ LOG_KEPT = 50
 _THIRD_PERSON = {"play": "plays", "draw": "draws", "take": "takes", "call": "calls", "show": "shows", "keep": "keeps"}
 
 
-def ending_words(event: SessionEvent, them: str) -> str:
-    """How the match ended when it was not played out (``peer-left`` or ``failed``), in words."""
-    if event.kind == "failed":
+def ending_words(event: PeerLeft | Failed, them: str) -> str:
+    """How the match ended when it was not played out (the peer left, or a seat was caught), in words."""
+    if isinstance(event, Failed):
         return f"the match stopped: {reason_words(event.text)}"
     words = left_words(event, them)
     return words if words.startswith(them) else words[:1].lower() + words[1:]
@@ -60,29 +60,29 @@ class Teller:
         """One engine event in words (a yaku made or the round's end on a line of its own)."""
         seat, kind = move.seat, move.kind
         name = self.names[seat] if seat in (0, 1) else ""
-        if self.timed_out and seat == self.seat and kind in ("play", "capture", "koikoi", "stop", "exchange"):
+        if self.timed_out and seat == self.seat and kind in DECISIONS:
             self.timed_out = False
             self.line(played_for_you(move), seat)
             return
-        if kind in ("play", "draw") and move.card is not None:
-            self._tell(seat, kind, self._card_and_take(move), new_turn=kind == "play")
-        elif kind == "capture" and move.captured:
+        if kind in (EventKind.PLAY, EventKind.DRAW) and move.card is not None:
+            self._tell(seat, kind.value, self._card_and_take(move), new_turn=kind is EventKind.PLAY)
+        elif kind is EventKind.CAPTURE and move.captured:
             self._tell(seat, "take", next(cards_of(move.captured)).display_name)
-        elif kind == "yaku" and move.yaku:
+        elif kind is EventKind.YAKU and move.yaku:
             made = ", ".join(f"{y.yaku.display_name} {y.points}" for y in move.yaku)
             self.line(f"{name} {'have' if seat == self.seat else 'has'} {made}.")
-        elif kind == "koikoi":
+        elif kind is EventKind.KOIKOI:
             self.line(f"{name} {self._verb(seat, 'call')} Koi-Koi!")
-        elif kind == "stop":
+        elif kind is EventKind.STOP:
             self.line(f"{name} {self._verb(seat, 'call')} Shōbu.")
-        elif kind == "hand-yaku" and move.yaku:
+        elif kind is EventKind.HAND_YAKU and move.yaku:
             self.line(f"{name} {self._verb(seat, 'show')} {move.yaku[0].yaku.display_name}.")
-        elif kind == "exchange":
+        elif kind is EventKind.EXCHANGE:
             if isinstance(move.action, Exchange) and move.action.swap:
                 self._tell(seat, "exchange", "hands with the dealer", new_turn=True)
             else:
                 self._tell(seat, "keep", "the hands", new_turn=True)
-        elif kind == "round-over":
+        elif kind is EventKind.ROUND_OVER:
             self.line(f"Round over: {move.text}.")
 
     def _card_and_take(self, move: Event) -> str:
