@@ -71,7 +71,9 @@ def join(
             from p2p_koikoi.ui.terminal import run_at_table
 
             at_table = run_at_table(
-                lambda table: join_match(options, lambda seat: table, table.say, table.confirm), seat=1, assume_yes=yes
+                lambda table: join_match(options, table.for_match, table.say, table.confirm, table.again),
+                seat=1,
+                assume_yes=yes,
             )
             if at_table is None:
                 raise fail("you left before the match began", 1)

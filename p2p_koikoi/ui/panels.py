@@ -209,8 +209,14 @@ def match_summary(state: TableState, width: int) -> list[Text]:
 
 
 def final_screen(state: TableState, width: int) -> list[Text]:
-    """The end of the match: :func:`match_summary`, where the record is, and the key to leave."""
+    """The end of the match: :func:`match_summary`, where the record is, and the key to leave (and, on offer,
+    the key for another match with its seconds left). What became of another match is said at the top, where
+    a low window still shows it."""
     lines = [fit(" Match over ".center(width, "═"), width, "bold yellow"), Text()]
+    for line in state.after:
+        lines += _wrapped(line, width)
+    if state.after:
+        lines.append(Text())
     lines += match_summary(state, width)
     lines.append(Text())
     if state.record is not None:
@@ -221,6 +227,10 @@ def final_screen(state: TableState, width: int) -> list[Text]:
         lines.append(fit("  Where the record is saved is printed when you leave.", width, "dim"))
     lines.append(Text())
     keys = "r: play again · Enter: leave" if state.rematch_offered else "Enter: leave"
+    if state.rematch_offered and state.time_left is not None:
+        keys += f" · {state.time_left} s to answer"
+    elif state.answer_awaited:
+        keys = f"waiting for {state.them} to answer…"
     lines.append(fit(f"  {keys}", width, "dim"))
     return lines
 

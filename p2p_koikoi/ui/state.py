@@ -60,6 +60,8 @@ class TableState:
     leaving: bool = False
     notice: str = ""  # a message from the use case (reconnecting...), shown until the next event
     rematch_offered: bool = False  # the end screen offers another match under the same rules (r)
+    answer_awaited: bool = False  # we asked for another match and wait for the opponent's answer
+    after: tuple[str, ...] = ()  # under the end screen: why no other match follows (the opponent's no...)
     command: str = "koikoi"  # how to run this program again (see app.closing.koikoi_command)
     time_left: int | None = None  # seconds until the game moves for the person, under a turn limit
 

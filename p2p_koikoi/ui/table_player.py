@@ -36,7 +36,9 @@ from p2p_koikoi.engine import AnyAction, Event, EventKind, OutcomeKind, Round, R
 from p2p_koikoi.engine.match import Match, RoundResult
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.net.countdown import Countdown
+from p2p_koikoi.net.rematch import REMATCH_WAIT
 from p2p_koikoi.net.runner import ClaimChoice, PlayerQuit
+from p2p_koikoi.net.timing import SCALE
 from p2p_koikoi.session.events import (
     Failed,
     FirstDealer,
@@ -99,6 +101,8 @@ class TablePlayer:
         self.quit_requested = trio.Event()
         self.in_match = False
         self.rematch = False  # the person asked for another match at the end screen
+        self.earlier: list[TableState] = []  # the screens of the matches played before this one on its connection
+        self._left_at_end = False  # the person said no to another match at the end screen: they are done
         self.interrupted = False  # the person left with Ctrl-C at the rules: no end screen
         self._spinner = SPINNER_ASCII if ascii_only else SPINNER_UNICODE
         self._events: deque[SessionEvent | Round] = deque()
@@ -333,16 +337,23 @@ class TablePlayer:
     async def confirm(self, question: str) -> bool:
         return bool(await self._ask(question_box(question)))
 
-    async def finish(self, record: Path | None, *, rematch: bool = False, ended_by: str | None = None) -> None:
+    async def finish(
+        self, record: Path | None, *, rematch: bool = False, ended_by: str | None = None, notes: Sequence[str] = ()
+    ) -> None:
         """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves, or,
         when ``rematch`` is offered, asks for another match with ``r`` (then :attr:`rematch` is set).
         ``ended_by`` is how the run ended (the runner's report: a :class:`SessionEnd`, or ``disconnected``);
-        it words the headline. A person who left with Ctrl-C at the rules is not kept at it, and a decline
-        is no match: no "Match over" screen for it."""
-        if self.interrupted or ended_by == SessionEnd.DECLINED.value:
+        it words the headline; ``notes`` say why no other match follows on the connection. A person who left
+        with Ctrl-C at the rules is not kept at it, nor one who already said no to another match at this
+        very screen, and a decline is no match: no "Match over" screen for it."""
+        if self.interrupted or ended_by == SessionEnd.DECLINED.value or self._left_at_end:
             return
         await self.settle()
+        if not self.state.results and self.earlier:  # the next match never began: its screen is the last one's
+            self.state = self.earlier.pop()
+            self._teller = Teller(self.state.log, self.state.names, self.state.seat)
         state = self.state
+        state.after, state.answer_awaited = tuple(notes), False
         with contextlib.suppress(ValueError):  # disconnected: the events said what happened
             state.ended_by = SessionEnd(ended_by) if ended_by is not None else state.ended_by
         if state.ended_by is SessionEnd.ADJOURNED and record is not None:
@@ -358,6 +369,46 @@ class TablePlayer:
         self._dismiss = trio.Event()
         self.redraw()
         await self._dismiss.wait()
+
+    async def again(self, record: Path | None) -> bool:
+        """Another match on this connection? Asked at the end screen of a match played out, its seconds
+        counted down: ``r`` is a yes (the screen then waits for the opponent's answer), Enter or ``q`` a no.
+        Cancelled when the opponent said no first or time ran out; the end screen then stays up for
+        :meth:`finish`, which says why."""
+        await self.settle()  # the last round's panel is closed first
+        state = self.state
+        state.ended_by = SessionEnd.MATCH_OVER
+        state.record, state.final, state.leaving = record, True, False
+        state.rematch_offered, state.after = True, ()
+        self._overlays.clear()
+        state.overlay = None
+        self._dismiss = trio.Event()
+        self._deadline = trio.current_time() + REMATCH_WAIT * SCALE  # the wait began as the match ended
+        self.redraw()
+        try:
+            await self._dismiss.wait()
+        finally:
+            self._dismiss = self._deadline = state.time_left = None
+            state.rematch_offered = False
+            yes, self.rematch = self.rematch, False  # the series asks again itself; the table never reruns it
+            state.answer_awaited = yes
+            self.redraw()
+        self._left_at_end = not yes
+        return yes
+
+    def for_match(self, seat: int) -> TablePlayer:
+        """The player of the connection's next match (``seat`` is ours): this table, cleared for it once the
+        last one ended, that match's screen kept in :attr:`earlier` for the summary printed afterwards."""
+        if self.state.final:
+            done = self.state
+            self.earlier.append(done)
+            self.state = TableState(seat=seat, names=done.names, phase_text="Shuffling…", command=done.command)
+            self._teller = Teller(self.state.log, self.state.names, seat)
+            self._time_limit = None
+            if done.rules is not None:
+                self.set_rules(done.rules)
+            self._teller.line(f"Match {len(self.earlier) + 1} on this connection: both wanted another.")
+        return self
 
     # -- keys ----------------------------------------------------------------------------------------
 

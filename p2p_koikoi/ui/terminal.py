@@ -30,6 +30,7 @@ from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.session.match_session import SessionEnd
 from p2p_koikoi.ui.keys import KeyReader, cbreak
 from p2p_koikoi.ui.panels import match_summary
+from p2p_koikoi.ui.state import TableState
 from p2p_koikoi.ui.table_player import TablePlayer
 
 __all__ = ["LiveScreen", "run_at_table", "terminal_pause"]
@@ -130,7 +131,8 @@ async def _at_table(use_case: UseCase, setting: dict[str, Any], rematch: bool) -
                     result = await _until_left(use_case, player)
                     played.append((result, player))
                     if result is not None and result.report is not None:
-                        await player.finish(result.record, rematch=rematch, ended_by=result.report.ended_by)
+                        ended_by = result.report.ended_by
+                        await player.finish(result.record, rematch=rematch, ended_by=ended_by, notes=result.notes)
                     nursery.cancel_scope.cancel()
         finally:
             reader.stop()
@@ -169,14 +171,16 @@ def run_at_table(
         raise _plain_error(group) from None
     console = Console(highlight=False, soft_wrap=True)
     width = min(console.size.width, 100)
-    for number, (result, player) in enumerate(played, 1):
-        if len(played) > 1:
-            console.print(f"Match {number} of {len(played)}:", style="bold")
-        state = player.state
+    screens: list[tuple[TableState, NetMatchResult | None]] = []
+    for result, player in played:  # the matches one connection played before each run's last, then that one
+        screens += [(state, None) for state in player.earlier] + [(player.state, result)]
+    for number, (state, result) in enumerate(screens, 1):
+        if len(screens) > 1:
+            console.print(f"Match {number} of {len(screens)}:", style="bold")
         if state.results or state.outcome is not None or state.ended or state.ended_by in _TOLD:
-            for row in match_summary(player.state, width):
+            for row in match_summary(state, width):
                 console.print(row)
-        if number < len(played) and result is not None:  # the last one's lines are the command's to print
+        if number < len(screens) and result is not None:  # the last one's lines are the command's to print
             for text in record_lines(result.record, finished=result.ok):
                 console.print(text, markup=False, highlight=False)
     return played[-1][0]

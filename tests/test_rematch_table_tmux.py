@@ -1,0 +1,144 @@
+"""Another match on the same connection at the terminal table (issue 29 item 1), through the real program:
+``koikoi host`` and ``koikoi join`` (no ``--plain``, no bot) each in a tmux pane of its own, both seats
+played by keys as a person would (:func:`tests.test_ui_tmux.play_until`'s beginner, one pane after the
+other). At the end screen of a match played out both press ``r``: a second match is dealt on the same
+connection, into records of its own, and ``koikoi verify`` of the folder verifies every copy. A no at the
+end screen (Enter) ends it: the one who said it leaves at once, the other's end screen says so in one
+line and waits for Enter; both exit 0, since every match was played out."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from p2p_koikoi.net.rematch import Verdict
+from p2p_koikoi.testing.processes import KOIKOI, free_port, koikoi_env, wait_listening
+from tests.test_ui_tmux import Pane, Seen, first_taking_card
+
+OFFERED = "r: play again"  # the end screen's key for another match
+NEXT = "both wanted another"  # the log's first line in a match after the first on a connection
+
+
+def _panes(tmp_path: Path) -> tuple[Pane, Pane, Path]:
+    port = free_port()
+    replays = tmp_path / "replays"
+    koikoi = f"{sys.executable} -m p2p_koikoi"
+    host = f"{koikoi} host --port {port} --bind 127.0.0.1 --no-upnp --rules lemme --rounds 3 --replay-dir {replays}"
+    join = f"{koikoi} join 127.0.0.1:{port} --yes --replay-dir {replays}"
+
+    def pane(command: str, who: str) -> Pane:
+        env = {**os.environ, "KOIKOI_HOME": str(tmp_path / who), "KOIKOI_PAUSE": "0.05", "LANG": "C.UTF-8"}
+        env.pop("NO_COLOR", None)
+        return Pane(f'{command}; echo "[exit $?]"; sleep 600', env, 100, 30)
+
+    host_pane = pane(host, "host")
+    wait_listening(port)
+    return host_pane, pane(join, "guest"), replays
+
+
+def _key(screen: str, seen: Seen) -> str | None:
+    """What the beginner of :func:`tests.test_ui_tmux.play_until` presses at this screen, None when it
+    waits (for the other seat, the deal, the end)."""
+    keys_line = screen.rstrip().splitlines()[-1] if screen.strip() else ""
+    if "k: Koi-Koi" in keys_line:
+        seen.koikoi.append(screen)
+        return "s" if len(seen.koikoi) > 1 else "k"
+    if "Enter: continue" in keys_line:
+        return "Enter"
+    if "Enter: take" in keys_line:
+        return "1"
+    if "Enter: play" in keys_line:
+        return first_taking_card(screen)
+    return None
+
+
+def _play_both(panes: tuple[Pane, Pane], done: str) -> None:
+    """Both seats played by keys, a pane at a time, until both screens show ``done``."""
+    seen = (Seen(), Seen())
+    deadline = time.monotonic() + 300
+    while True:
+        assert time.monotonic() < deadline, "the match did not end in time:\n" + "\n".join(p.screen() for p in panes)
+        finished = 0
+        for pane, kept in zip(panes, seen, strict=True):
+            screen = pane.settled()
+            if done in screen:
+                finished += 1
+                continue
+            key = _key(screen, kept)
+            if key is not None:
+                pane.keys(key)
+                pane.wait(lambda s, b=screen: s != b, 30, f"the screen to answer {key!r}")
+        if finished == len(panes):
+            return
+
+
+def _ended(pane: Pane) -> str:
+    pane.wait(lambda s: "[exit" in s, 60, "the program to end")
+    return pane.screen(joined=True, history=True)
+
+
+def _exit(screen: str) -> int:
+    found = re.search(r"\[exit (\d+)\]", screen)
+    assert found is not None, screen
+    return int(found.group(1))
+
+
+def _verified(replays: Path, count: int) -> None:
+    records = sorted(replays.glob("*.koikoi"))
+    assert len(records) == count, records
+    out = subprocess.run(
+        [*KOIKOI, "verify", str(replays)], env=koikoi_env(replays.parent / "checker"), capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"{count} of {count} verified." in out.stderr and out.stdout.count("OK: ") == count, out.stdout
+
+
+def test_both_press_r_at_the_table_and_a_second_match_is_played_on_the_same_connection(tmp_path: Path) -> None:
+    host, guest, replays = _panes(tmp_path)
+    try:
+        _play_both((host, guest), OFFERED)
+        for pane in (host, guest):
+            assert re.search(r"\d+ s to answer", pane.settled()), pane.screen()
+            pane.keys("r")
+        for pane in (host, guest):  # the second match, dealt on the same connection
+            pane.wait(lambda s: NEXT in s and "Match over" not in s, 60, "the second match")
+        assert len(list(replays.glob("*.koikoi"))) == 4  # the first match's two copies, and the second's begun
+        _play_both((host, guest), OFFERED)
+        host.keys("Enter")  # the host has had enough: a no, and it leaves at once
+        host_screen = _ended(host)
+        guest.wait(lambda s: Verdict.PEER_DECLINED.line in s and "Enter: leave" in s, 30, "the guest told")
+        guest.keys("Enter")
+        guest_screen = _ended(guest)
+    finally:
+        host.close()
+        guest.close()
+    assert _exit(host_screen) == 0 and _exit(guest_screen) == 0, host_screen + guest_screen
+    for screen in (host_screen, guest_screen):
+        assert "Traceback" not in screen
+        assert "Match 1 of 2:" in screen and "Match 2 of 2:" in screen  # both matches summed up on leaving
+        assert "Match 1:" in screen and "Match 2:" in screen  # and both records named
+    assert Verdict.WE_DECLINED.line in host_screen and Verdict.PEER_DECLINED.line in guest_screen
+    _verified(replays, 4)  # two matches, a copy each
+
+
+def test_a_no_at_the_table_ends_it_politely(tmp_path: Path) -> None:
+    host, guest, replays = _panes(tmp_path)
+    try:
+        _play_both((host, guest), OFFERED)
+        guest.keys("Enter")  # the guest says no: it leaves at once
+        guest_screen = _ended(guest)
+        host.wait(lambda s: Verdict.PEER_DECLINED.line in s and "Enter: leave" in s, 30, "the host told")
+        assert OFFERED not in host.settled()
+        host.keys("Enter")
+        host_screen = _ended(host)
+    finally:
+        host.close()
+        guest.close()
+    assert _exit(host_screen) == 0 and _exit(guest_screen) == 0, host_screen + guest_screen
+    assert Verdict.WE_DECLINED.line in guest_screen and Verdict.PEER_DECLINED.line in host_screen
+    assert "Traceback" not in host_screen + guest_screen
+    _verified(replays, 2)
