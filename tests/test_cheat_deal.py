@@ -21,7 +21,7 @@ from p2p_koikoi.engine import preset
 from p2p_koikoi.engine.cards import Card
 from p2p_koikoi.fairness import DealContext, Deck, FairDeal, Keys, Reveal, parse_message
 from p2p_koikoi.fairness.cardpoints import CARD_POINTS
-from p2p_koikoi.session.events import PeerLeft
+from p2p_koikoi.session.events import PeerLeft, SessionEnd
 from p2p_koikoi.session.match_session import MatchSession, Stage
 from p2p_koikoi.testing.adversary import duel
 
@@ -234,7 +234,7 @@ async def test_refusing_to_reveal_loses_by_silence(tmp_path: Path, autojump_cloc
     refute it only with the entry it owes); ``koikoi verify`` rules the same (DEAL.md section 11)."""
     d = await duel(RULES, tmp_path, cheater=Staller, step_deadline=60, dead_after=10_000, timeout=10_000)
     report = d.report
-    assert report.ended_by == "peer-vanished" and report.failure is None
+    assert report.ended_by is SessionEnd.PEER_VANISHED and report.failure is None
     assert report.text == "the opponent took no protocol step"
     assert [e.text for e in d.player.events if isinstance(e, PeerLeft)] == [report.text]
     honest = d.honest

@@ -21,6 +21,7 @@ from typing import Any
 
 from p2p_koikoi.record.reader import Note, Record
 from p2p_koikoi.referee import Ending
+from p2p_koikoi.session.events import SessionEnd
 from p2p_koikoi.session.match_session import MatchSession, Stage
 from p2p_koikoi.testing.adversary import Duel, Tamper, forge, signing_key
 from p2p_koikoi.wire import SignedEntry
@@ -162,7 +163,7 @@ def assert_caught(
     assert "\n" not in duel.report.text and duel.report.text == str(failure)
     assert blame == honest.peer
     # The match is over, and our signed goodbye says why.
-    assert honest.stage is Stage.OVER and duel.report.ended_by == "violation"
+    assert honest.stage is Stage.OVER and duel.report.ended_by is SessionEnd.VIOLATION
     record = duel.record
     goodbye = record.entries[-1].entry
     assert (goodbye.kind, goodbye.author) == ("goodbye", honest.seat)
@@ -207,7 +208,7 @@ def assert_dropped(duel: Duel, reason: str, *, stage: Stage | None = None) -> Re
     seat's win, marked as claimed, and shows no violation, disputed or abandoned ending."""
     honest = duel.honest
     assert duel.report.failure is None, duel.report.failure
-    assert duel.report.ended_by == "peer-vanished", duel.report.ended_by
+    assert duel.report.ended_by is SessionEnd.PEER_VANISHED, duel.report.ended_by
     end = honest.ending
     assert end is not None and end.how is Ending.SILENCE and end.claimed and end.winner == honest.seat, end
     record = duel.record

@@ -28,6 +28,7 @@ from p2p_koikoi.net.runner import run_match
 from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, dial, dial_any, listen
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.reader import read_record
+from p2p_koikoi.session.events import SessionEnd
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing import KOIKOI, free_port, join_bot, koikoi_env, spawn_host
 from p2p_koikoi.wire import VERSION, Hello, Ping, encode, public_bytes
@@ -214,7 +215,7 @@ async def test_only_the_expected_guest_gets_in(guarded_by: str) -> None:
         report = await run_match(
             channel, MatchSession(1, wanted, greeting.peer_key, greeting.nonces), BotPlayer(RandomAgent(2), 1)
         )
-    assert report.ended_by == "match-over"
+    assert report.ended_by is SessionEnd.MATCH_OVER
     assert [d.kind for d in dropped] == [DropKind.REFUSED]
 
 

@@ -34,6 +34,7 @@ from p2p_koikoi.record.format import secret_path
 from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.record.verify import walk_record
 from p2p_koikoi.record.writer import RecordWriter
+from p2p_koikoi.session.events import SessionEnd
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.testing import KOIKOI, free_port, koikoi_env, spawn_host
 from p2p_koikoi.wire import RemoteProtocolError, public_bytes
@@ -85,7 +86,7 @@ def _settled(path: Path, blame: int, entries: int) -> None:
 
 def _violation(report: MatchReport | None, blame: int) -> Fork:
     assert report is not None
-    assert report.ended_by == "violation", report
+    assert report.ended_by is SessionEnd.VIOLATION, report
     assert isinstance(report.failure, Fork) and report.failure.blame == blame
     assert report.text == str(report.failure) and "forked from ours" in report.text
     return report.failure
@@ -142,7 +143,7 @@ async def test_a_host_waiting_to_reconnect_ends_the_match_when_the_guest_comes_b
     record.close()
     fork = _violation(report, blame=1)
     assert report.entries == len(host.chain.entries)
-    assert host.waiting is Waiting.DONE and host.ended_by == "violation"
+    assert host.waiting is Waiting.DONE and host.ended_by is SessionEnd.VIOLATION
     assert isinstance(guest_out[0], ConnectionLost), "the forking guest is told nothing and cut off"
     assert any("to blame" in line for line in said), said
     _settled(path, blame=1, entries=len(host.chain.entries))

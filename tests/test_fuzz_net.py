@@ -28,6 +28,7 @@ from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.runner import MatchReport, run_match
 from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.record.writer import RecordWriter
+from p2p_koikoi.session.events import SessionEnd
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.wire import VERSION, Hello, SignedEntry, encode, encode_frame, public_bytes
 from p2p_koikoi.wire.codec import pack
@@ -101,7 +102,7 @@ async def test_bad_bytes_mid_match_end_it_with_a_note(tmp_path: Path, payload: b
     drops the connection; the peer, gone for good, then loses by its silence. Told in one line, the record
     complete up to the last good entry, then the host's claim."""
     report = await host_against(payload, tmp_path)
-    assert report.ended_by == "peer-vanished"
+    assert report.ended_by is SessionEnd.PEER_VANISHED
     assert report.failure is None
     assert reason in report.text and words in report.text and "\n" not in report.text
     record = read_record(tmp_path / "host.koikoi")
@@ -114,7 +115,7 @@ async def test_a_slowloris_mid_match_is_cut_off(tmp_path: Path, autojump_clock: 
     """A frame begun and then fed a byte a minute: cut off by the frame deadline (10 s), not left to
     hold the match forever."""
     report = await host_against(encode_frame(pack(["ping", 1])), tmp_path, close=False, trickle=60)
-    assert report.ended_by == "peer-vanished"
+    assert report.ended_by is SessionEnd.PEER_VANISHED
     # The frame deadline, not the 20 s silence deadline nor the next byte 60 s on, ended it. (The clock
     # itself is no measure here: the autojump clock also jumps while the bots think in worker threads.)
     assert report.text == "a frame took longer than 10 s to arrive"
@@ -136,6 +137,6 @@ def test_any_bytes_mid_match_end_it_cleanly(tmp_path: Path, payload: bytes, clos
         return await host_against(payload, directory, close=close)
 
     report = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
-    assert report.ended_by == "peer-vanished", report
+    assert report.ended_by is SessionEnd.PEER_VANISHED, report
     assert "\n" not in report.text
     assert read_record(directory / "host.koikoi").complete

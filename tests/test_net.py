@@ -21,6 +21,7 @@ from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting, greet_as_guest, greet_as_host
 from p2p_koikoi.net.runner import MatchReport, run_match
 from p2p_koikoi.net.tcp import Address, dial
+from p2p_koikoi.session.events import SessionEnd
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing import trickle_stream_pair
 from p2p_koikoi.testing.pairs import match_pair
@@ -41,7 +42,7 @@ async def play_pair(
 
 
 def same_match(h: MatchReport, g: MatchReport, host: MatchSession, guest: MatchSession) -> None:
-    assert (h.ended_by, g.ended_by) == ("match-over", "match-over"), (h.text, g.text)
+    assert (h.ended_by, g.ended_by) == (SessionEnd.MATCH_OVER, SessionEnd.MATCH_OVER), (h.text, g.text)
     assert [e.data for e in host.chain.entries] == [e.data for e in guest.chain.entries]
     assert host.match is not None and guest.match is not None
     assert host.match.outcome == guest.match.outcome
@@ -136,7 +137,7 @@ async def test_keepalives_keep_an_idle_match_alive(autojump_clock: trio.testing.
     async with trio.open_nursery() as nursery:
         nursery.start_soon(host)
         nursery.start_soon(guest)
-    assert [r.ended_by for r in reports] == ["match-over", "match-over"]
+    assert [r.ended_by for r in reports] == [SessionEnd.MATCH_OVER, SessionEnd.MATCH_OVER]
 
 
 async def test_a_peer_that_vanishes_leaves_the_record_and_a_clear_message(tmp_path: Path) -> None:
@@ -177,7 +178,7 @@ async def test_a_peer_that_vanishes_leaves_the_record_and_a_clear_message(tmp_pa
         nursery.cancel_scope.cancel()
     record.close()
     (report,) = out
-    assert report.ended_by == "peer-vanished"
+    assert report.ended_by is SessionEnd.PEER_VANISHED
     assert "closed" in report.text or "broke" in report.text
     from p2p_koikoi.record.reader import read_record
 
@@ -268,7 +269,7 @@ async def test_the_host_drops_bad_guests_and_keeps_listening(tmp_path: Path, mon
         channel, greeting = await dial(Address("127.0.0.1", port), public_bytes(key))
         session = MatchSession(1, key, greeting.peer_key, greeting.nonces)
         report = await run_match(channel, session, BotPlayer(RandomAgent(2), 1))
-    assert report.ended_by == "match-over"
+    assert report.ended_by is SessionEnd.MATCH_OVER
     for (_, reason), line in zip(cases, dropped, strict=False):
         assert reason in line, (reason, line)
     assert "not signed by seat 1" in dropped[len(cases)]
@@ -350,7 +351,7 @@ async def test_a_peer_that_stalls_instead_of_revealing_forfeits(autojump_clock: 
             await trio.sleep(1)
         nursery.cancel_scope.cancel()
     (report,) = reports
-    assert report.ended_by == "peer-vanished"
+    assert report.ended_by is SessionEnd.PEER_VANISHED
     assert report.text == "the opponent took no protocol step"
 
 

@@ -27,6 +27,7 @@ from p2p_koikoi.net.handshake import NotKoikoi, greet_as_guest, greet_as_host
 from p2p_koikoi.referee import referee as referee_module
 from p2p_koikoi.referee.endings import ENDING_RULES, INTEGRITY_REASONS
 from p2p_koikoi.referee.findings import Violation
+from p2p_koikoi.session.events import SessionEnd
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.testing import SessionPair, deterministic_entropy
 from p2p_koikoi.wire import RemoteProtocolError, SignedEntry, public_bytes
@@ -101,7 +102,7 @@ def test_a_second_objection_to_one_owed_decision_is_the_objectors_forfeit() -> N
     lie = pair.guest.referee.prepare(1, "here", ["I am here, again"])
     with pytest.raises(Violation):
         pair.host.receive(SignedEntry.sign(lie, pair.keys[1]))
-    assert pair.host.ended_by == "violation"
+    assert pair.host.ended_by is SessionEnd.VIOLATION
     report = verify_entries(pair.host.chain.entries)
     assert report.finding is not None
     assert (report.finding.reason, report.finding.blame) == ("repeated-objection", 1)

@@ -203,6 +203,6 @@ async def test_a_rematch_frame_in_the_middle_of_a_match_is_bad_bytes_not_a_secon
         nursery.start_soon(rogue)
         report = await run_match(FramedChannel(a), session, BotPlayer(RandomAgent(1), 0))
         nursery.cancel_scope.cancel()
-    assert report.ended_by == SessionEnd.DECLINED.value, report
+    assert report.ended_by is SessionEnd.DECLINED, report
     assert "rematch frame in the middle of the match" in report.text, report.text
     assert len(session.chain.entries) == 2  # the match entry and the decline written for the gone guest

@@ -25,6 +25,7 @@ from p2p_koikoi.net.tcp import Address, dial, listen
 from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.referee import Ending
+from p2p_koikoi.session.events import SessionEnd
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing import KOIKOI, CuttingProxy, free_port, koikoi_env, spawn_host
 from p2p_koikoi.wire import SignedEntry, public_bytes
@@ -120,7 +121,7 @@ def replay_checks(entries: list[SignedEntry], key: Ed25519PrivateKey, master_sec
     assert [e.entry.seq for e in entries] == list(range(len(entries)))
     assert entries[-1].entry.kind == "goodbye" and entries[-1].entry.body[0] == "match-over"
     rebuilt = MatchSession.restore(0, key, entries, master_secret)
-    assert rebuilt.ended_by == "match-over"
+    assert rebuilt.ended_by is SessionEnd.MATCH_OVER
 
 
 # Every phase, cut just after an entry passed and with the entry lost in flight. (Not the guest's
@@ -136,7 +137,7 @@ async def test_a_drop_at_every_phase_is_resumed_and_the_match_finishes(
         tmp_path, {"cut": PHASES[phase], "before": before}
     )
     assert proxy.cuts == 1, f"the {phase} cut never happened"
-    assert (host.ended_by, guest.ended_by) == ("match-over", "match-over"), (host.text, guest.text)
+    assert (host.ended_by, guest.ended_by) == (SessionEnd.MATCH_OVER, SessionEnd.MATCH_OVER), (host.text, guest.text)
     assert [e.data for e in host_chain] == [e.data for e in guest_chain]
     replay_checks(host_chain, *secrets_box[0])
     for name in ("host.koikoi", "guest.koikoi"):
@@ -149,7 +150,7 @@ async def test_a_network_that_splits_writes_over_real_tcp(tmp_path: Path) -> Non
     """Every write split into 7-byte pieces by a real loopback proxy (the delays between pieces are in
     test_net.py, on the virtual clock, where they cost no wall time)."""
     host, guest, host_chain, guest_chain, _ = await match_through_proxy(tmp_path, {"chunk": 7, "seed": 3})
-    assert (host.ended_by, guest.ended_by) == ("match-over", "match-over")
+    assert (host.ended_by, guest.ended_by) == (SessionEnd.MATCH_OVER, SessionEnd.MATCH_OVER)
     assert [e.data for e in host_chain] == [e.data for e in guest_chain]
 
 
@@ -173,7 +174,7 @@ async def test_a_peer_that_never_comes_back_loses_by_its_silence_in_the_record_o
     host, guest, host_chain, guest_chain, _ = await match_through_proxy(
         tmp_path, proxy_args, grace=2.0, proxy_class=OneShot
     )
-    assert host.ended_by == "peer-vanished" and guest.ended_by == "peer-vanished"
+    assert host.ended_by is SessionEnd.PEER_VANISHED and guest.ended_by is SessionEnd.PEER_VANISHED
     assert "did not come back within 2 s" in guest.text
     for seat, name, chain in ((0, "host.koikoi", host_chain), (1, "guest.koikoi", guest_chain)):
         entries = read_record(tmp_path / name).entries
@@ -274,7 +275,7 @@ async def test_two_honest_peers_through_an_outage_longer_than_the_grace_resume_a
     host, guest, host_chain, guest_chain, _ = await match_through_proxy(
         tmp_path, proxy_args, grace=grace, proxy_class=Outage
     )
-    assert (host.ended_by, guest.ended_by) == ("match-over", "match-over"), (host.text, guest.text)
+    assert (host.ended_by, guest.ended_by) == (SessionEnd.MATCH_OVER, SessionEnd.MATCH_OVER), (host.text, guest.text)
     assert [e.data for e in host_chain] == [e.data for e in guest_chain]
     claims = [e for e in host_chain if e.entry.kind == "goodbye" and e.entry.body[0] == "peer-gone"]
     assert claims, "nobody claimed: the outage was not longer than the grace"

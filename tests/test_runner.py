@@ -22,6 +22,7 @@ from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.record_sync import RecordSync, reveals_secret
 from p2p_koikoi.net.runner import ClaimChoice, MatchReport, Player, run_match
 from p2p_koikoi.net.timing import MAX_RESUMES, RECONNECTING, FloorClock, Timing
+from p2p_koikoi.session.events import SessionEnd
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.wire import Frame, Ping, Pong, SignedEntry, public_bytes
 
@@ -150,7 +151,7 @@ async def test_a_staller_that_reconnects_does_not_get_its_time_again(autojump_cl
             back = trio.current_time()
             nursery.start_soon(host, a)
             nursery.start_soon(stall, FramedChannel(b), theirs, due)
-    assert reports[0].ended_by == "disconnected"
+    assert reports[0].ended_by is SessionEnd.DISCONNECTED
     limit_plus_grace = 30 + RECONNECTING.turn_grace
     assert due[0] + limit_plus_grace < back
     # Claimed as soon as it is back; its program objects once (``here``), which buys one more grace only.
@@ -221,7 +222,7 @@ async def test_a_short_outage_is_told_within_two_seconds_and_its_end_too(
     start, length = 10.0, 3.0  # the silence (up to a ping interval more) is shorter than giving up
     assert length + RECONNECTING.keepalive < RECONNECTING.dead_after
     reports, told = await through_outage(start, length)
-    assert [r.ended_by for r in reports] == ["match-over", "match-over"]
+    assert [r.ended_by for r in reports] == [SessionEnd.MATCH_OVER, SessionEnd.MATCH_OVER]
     for notices in told:
         (lost, lost_text), (back, back_text) = notices
         assert start < lost <= start + RECONNECTING.quiet_after
@@ -234,7 +235,7 @@ async def test_a_long_outage_gives_the_connection_up_and_the_grace_runs_from_the
 ) -> None:
     start = 10.0
     reports, told = await through_outage(start, 100.0)
-    assert [r.ended_by for r in reports] == ["disconnected", "disconnected"]
+    assert [r.ended_by for r in reports] == [SessionEnd.DISCONNECTED, SessionEnd.DISCONNECTED]
     for report, notices in zip(reports, told, strict=True):
         assert report.lost_at is not None and start - RECONNECTING.keepalive <= report.lost_at <= start
         (when, text), *_ = notices
@@ -316,7 +317,7 @@ async def test_every_entry_is_on_disk_before_a_secret_of_ours_goes_out() -> None
     log: list[tuple[str, int]] = []
     ledger = Ledger(log)
     host = await match_with_ledger(ledger, log)
-    assert host.ended_by == "match-over"
+    assert host.ended_by is SessionEnd.MATCH_OVER
     reveals = [n for what, n in log if what == "reveal"]
     assert len(reveals) >= 3, "every round's audit has a Reveal of ours"
     assert reveals_not_durable(log) == []

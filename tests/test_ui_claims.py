@@ -179,15 +179,15 @@ def test_the_peers_forfeit_and_adjournment_are_told_as_such() -> None:
 @pytest.mark.parametrize(
     ("ended_by", "words"),
     [
-        ("peer-vanished", "You win: Bot went silent (claimed: Bot can still refute it with its record)."),
-        ("peer-claimed", "You lose: you went silent and Bot claimed the match."),
-        ("peer-quit", "You win by forfeit: Bot left the match."),
-        ("quit", "You lose by forfeit: you left the match."),
+        (SessionEnd.PEER_VANISHED, "You win: Bot went silent (claimed: Bot can still refute it with its record)."),
+        (SessionEnd.PEER_CLAIMED, "You lose: you went silent and Bot claimed the match."),
+        (SessionEnd.PEER_QUIT, "You win by forfeit: Bot left the match."),
+        (SessionEnd.QUIT, "You lose by forfeit: you left the match."),
     ],
 )
-async def test_the_end_screen_says_the_ending_whole_at_80_columns(ended_by: str, words: str) -> None:
+async def test_the_end_screen_says_the_ending_whole_at_80_columns(ended_by: SessionEnd, words: str) -> None:
     async with at_table() as (player, screen, _keys):
-        if ended_by == "peer-quit":  # as the session tells it: the peer's goodbye, then the match's outcome
+        if ended_by is SessionEnd.PEER_QUIT:  # as the session tells it: the peer's goodbye, then the match's outcome
             await player.notify([PeerLeft(SessionEnd.PEER_QUIT, "the player left")])
             await player.notify([MatchOver(MatchOutcome(0, (0, 0), Termination.FORFEIT))])
         BACKGROUND[player].start_soon(lambda: player.finish(None, ended_by=ended_by))
@@ -357,23 +357,23 @@ async def test_plain_mode_claims_at_the_deadline(autojump: trio.testing.MockCloc
 # -- the exit code ------------------------------------------------------------------------------------------------
 
 
-def _result(ended_by: str, text: str = "") -> NetMatchResult:
+def _result(ended_by: SessionEnd, text: str = "") -> NetMatchResult:
     return NetMatchResult(MatchReport(ended_by, None, text, 10, 10, 30), None, "fp")
 
 
 @pytest.mark.parametrize(
     ("ended_by", "code", "words"),
     [
-        ("peer-quit", 0, "You win by forfeit: the opponent left the match."),
-        ("peer-vanished", 0, "You win: the opponent went silent (claimed: the opponent can still refute it"),
-        ("peer-claimed", 1, "You lose: you went silent and the opponent claimed the match."),
-        ("quit", 1, "You lose by forfeit: you left the match."),
-        ("adjourned", 1, "Adjourned: nobody won"),
-        ("match-over", 0, ""),
+        (SessionEnd.PEER_QUIT, 0, "You win by forfeit: the opponent left the match."),
+        (SessionEnd.PEER_VANISHED, 0, "You win: the opponent went silent (claimed: the opponent can still refute it"),
+        (SessionEnd.PEER_CLAIMED, 1, "You lose: you went silent and the opponent claimed the match."),
+        (SessionEnd.QUIT, 1, "You lose by forfeit: you left the match."),
+        (SessionEnd.ADJOURNED, 1, "Adjourned: nobody won"),
+        (SessionEnd.MATCH_OVER, 0, ""),
     ],
 )
 def test_the_exit_code_matches_the_outcome(
-    ended_by: str, code: int, words: str, capsys: pytest.CaptureFixture[str]
+    ended_by: SessionEnd, code: int, words: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert print_result(_result(ended_by, "the player left")) == code
     out, err = capsys.readouterr()
@@ -382,7 +382,7 @@ def test_the_exit_code_matches_the_outcome(
 
 
 def test_a_violation_still_says_the_match_did_not_finish(capsys: pytest.CaptureFixture[str]) -> None:
-    assert print_result(_result("violation", "the peer signed two entries")) == 1
+    assert print_result(_result(SessionEnd.VIOLATION, "the peer signed two entries")) == 1
     assert capsys.readouterr().err.strip() == "koikoi: the match did not finish: the peer signed two entries"
 
 

@@ -16,7 +16,7 @@ from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import AnyAction, Phase, Round, RuleSet, Termination, preset
 from p2p_koikoi.net.runner import MatchReport, Player, PlayerQuit
-from p2p_koikoi.session.events import SessionEvent
+from p2p_koikoi.session.events import SessionEnd, SessionEvent
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing.pairs import match_pair
 
@@ -60,8 +60,8 @@ async def pair(
 
 async def test_quitting_on_our_turn_forfeits_and_tells_the_peer() -> None:
     ours, theirs, session = await pair(QuitsOnItsTurn(), BotPlayer(RandomAgent(2), 1))
-    assert ours.ended_by == "quit"
-    assert theirs.ended_by == "peer-quit"
+    assert ours.ended_by is SessionEnd.QUIT
+    assert theirs.ended_by is SessionEnd.PEER_QUIT
     assert session.match is not None and session.match.outcome is not None
     assert session.match.outcome.winner == 1
     assert session.match.outcome.termination is Termination.FORFEIT
@@ -96,8 +96,8 @@ async def test_leaving_while_the_peer_thinks_without_a_time_limit_adjourns_at_on
     """No limit on thinking must not trap the one who waits: leaving then adjourns the match (nobody wins,
     both may take it up again), and neither side waits for the thinker."""
     ours, theirs = await leave_after(30, CanLeave(0), Slow(RandomAgent(2), 1))
-    assert ours.ended_by == "adjourned"
-    assert theirs.ended_by == "adjourned"
+    assert ours.ended_by is SessionEnd.ADJOURNED
+    assert theirs.ended_by is SessionEnd.ADJOURNED
 
 
 async def test_quitting_while_the_peer_thinks_under_a_time_limit_forfeits_at_once(
@@ -105,15 +105,15 @@ async def test_quitting_while_the_peer_thinks_under_a_time_limit_forfeits_at_onc
 ) -> None:
     """With a time limit the thinker is bound by it, so leaving is the leaver's forfeit, at once."""
     ours, theirs = await leave_after(30, CanLeave(0), Slow(RandomAgent(2), 1), turn_limit=3600)
-    assert ours.ended_by == "quit"
-    assert theirs.ended_by == "peer-quit"
+    assert ours.ended_by is SessionEnd.QUIT
+    assert theirs.ended_by is SessionEnd.PEER_QUIT
 
 
 async def test_a_decision_is_called_off_when_the_peer_leaves(autojump_clock: trio.testing.MockClock) -> None:
     """The peer leaves while our player is thinking: our run ends at once, not after an hour's move."""
     theirs, ours = await leave_after(30, CanLeave(1), Slow(RandomAgent(1), 0), turn_limit=3600)
-    assert theirs.ended_by == "quit"
-    assert ours.ended_by == "peer-quit"
+    assert theirs.ended_by is SessionEnd.QUIT
+    assert ours.ended_by is SessionEnd.PEER_QUIT
 
 
 class Watcher(BotPlayer):
@@ -136,7 +136,7 @@ class Watcher(BotPlayer):
 async def test_a_watching_player_sees_the_deal_before_its_first_decision() -> None:
     host, guest = Watcher(0), Watcher(1)
     ours, theirs, _session = await pair(host, guest)
-    assert ours.ended_by == theirs.ended_by == "match-over"
+    assert ours.ended_by == theirs.ended_by is SessionEnd.MATCH_OVER
     for watcher in (host, guest):
         assert watcher.first_choice
         for seen_before in watcher.first_choice.values():
@@ -177,7 +177,7 @@ async def test_when_the_time_limit_passes_the_first_legal_action_is_played(
     off and the first legal action is played for it; the match goes on."""
     dawdler = Dawdler(0)
     ours, theirs, session = await pair(dawdler, CanLeave(1), turn_limit=30)
-    assert ours.ended_by == theirs.ended_by == "match-over"
+    assert ours.ended_by == theirs.ended_by is SessionEnd.MATCH_OVER
     (asked_at, first), *_ = dawdler.asked
     assert dawdler.deadlines[0] == asked_at + 30 and dawdler.cut_at == [asked_at + 30]
     assert all(d is not None for d in dawdler.deadlines)
@@ -189,5 +189,5 @@ async def test_with_no_time_limit_the_player_is_never_timed() -> None:
     dawdler = Dawdler(0)
     dawdler.asked.append((0.0, Phase.PLAY))  # type: ignore[arg-type]  # (never dawdle)
     ours, _theirs, _session = await pair(dawdler, CanLeave(1))
-    assert ours.ended_by == "match-over"
+    assert ours.ended_by is SessionEnd.MATCH_OVER
     assert dawdler.deadlines and all(d is None for d in dawdler.deadlines)

@@ -37,7 +37,7 @@ from p2p_koikoi.net.runner import Held, MatchReport, Player, default_action, run
 from p2p_koikoi.net.tcp import Address, Dropped, dial_raw, listen_raw
 from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
 from p2p_koikoi.record.writer import RecordWriter
-from p2p_koikoi.session.match_session import MatchSession, Waiting
+from p2p_koikoi.session.match_session import MatchSession, SessionEnd, Waiting
 from p2p_koikoi.wire import RemoteProtocolError
 from p2p_koikoi.wire.bodies import EntryKind
 
@@ -74,7 +74,7 @@ def settle_fork(fork: Fork, session: MatchSession, record: RecordWriter | None) 
         record.sync(session.chain.entries)
         record.note(fork.reason, fork.blame, str(fork), fork.evidence)
         record.forget_secret()
-    return MatchReport("violation", fork, str(fork), 0, 0, len(session.chain.entries))
+    return MatchReport(SessionEnd.VIOLATION, fork, str(fork), 0, 0, len(session.chain.entries))
 
 
 def started(session: MatchSession) -> bool:
@@ -246,7 +246,7 @@ async def _play_on(
         except RemoteProtocolError as exc:  # a resume that could not be joined (a fork, another match)
             session.peer_vanished(str(exc))
             raise
-        if report.ended_by != "disconnected" or session.waiting is Waiting.DONE:
+        if report.ended_by is not SessionEnd.DISCONNECTED or session.waiting is Waiting.DONE:
             if record is not None and not can_resume(session):
                 record.forget_secret()
             return counted(report)
@@ -286,5 +286,5 @@ async def _give_up(session: MatchSession, player: Player, record: RecordWriter |
         record.sync(session.chain.entries)
         record.commit()
     await player.notify(session.take_events())
-    ended = str(session.ended_by or "disconnected")
+    ended = session.ended_by or SessionEnd.DISCONNECTED
     return MatchReport(ended, None, session.end_text, 0, 0, len(session.chain.entries))

@@ -82,7 +82,7 @@ class NetMatchResult:
 
     @property
     def ok(self) -> bool:
-        return self.report is not None and self.report.ended_by == SessionEnd.MATCH_OVER
+        return self.report is not None and self.report.ended_by is SessionEnd.MATCH_OVER
 
 
 @dataclass(frozen=True)
@@ -457,7 +457,7 @@ async def _host_forked(fork: Fork, unfinished: Unfinished, player: Player, resul
     session = unfinished.session
     result.peer_fingerprint = fingerprint(session.keys[1])
     result.record = unfinished.path
-    result.report = MatchReport("violation", fork, str(fork), 0, 0, len(session.chain.entries))
+    result.report = MatchReport(SessionEnd.VIOLATION, fork, str(fork), 0, 0, len(session.chain.entries))
     await player.notify(session.take_events())
 
 

@@ -44,10 +44,7 @@ def print_result(result: NetMatchResult) -> int:
         typer.echo(note, err=True)
     if report is None:
         return 1
-    try:
-        ended: SessionEnd | None = SessionEnd(report.ended_by)
-    except ValueError:  # disconnected, unknown
-        ended = None
+    ended = None if report.ended_by.cut_off else report.ended_by
     if ended is SessionEnd.DECLINED:  # our own choice, not a failure: no match, no record, nothing to sum up
         typer.echo(f"{outcome_words(ended, 'the host')}.")
         return 0

@@ -158,10 +158,11 @@ class Claiming(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class MatchReport:
-    """How a match run ended, for the command to print. ``lost_at`` (a ``disconnected`` run only) is
-    the Trio time bytes last came from the peer: the reconnect grace runs from it."""
+    """How a match run ended, for the command to print: ``ended_by`` is the session's ending from our seat, or
+    ``DISCONNECTED`` (the session left to be resumed) or ``UNKNOWN``. ``lost_at`` (a ``DISCONNECTED`` run only)
+    is the Trio time bytes last came from the peer: the reconnect grace runs from it."""
 
-    ended_by: str
+    ended_by: SessionEnd
     failure: RemoteProtocolError | None
     text: str
     bytes_sent: int
@@ -294,7 +295,7 @@ class _Run:
         failure = session.failure
         disconnected = self.lost is not None and self.reconnect and session.waiting is not Waiting.DONE
         return MatchReport(
-            ended_by="disconnected" if disconnected else session.ended_by or "unknown",
+            ended_by=SessionEnd.DISCONNECTED if disconnected else session.ended_by or SessionEnd.UNKNOWN,
             failure=failure,
             text=str(failure) if failure else session.end_text or (self.lost or ""),
             bytes_sent=self.channel.bytes_sent,

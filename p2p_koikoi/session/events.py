@@ -28,7 +28,8 @@ __all__ = [
 
 
 class SessionEnd(enum.StrEnum):
-    """How the match ended, from our seat."""
+    """How the match ended, from our seat, or how a run stopped before it did (a ``str``: its value is the word
+    the tests and the logs know). Compare members (``is``), never their words."""
 
     MATCH_OVER = "match-over"
     DECLINED = "declined"
@@ -39,6 +40,14 @@ class SessionEnd(enum.StrEnum):
     PEER_VANISHED = "peer-vanished"  # we claimed the peer's silence: we win, on a claim it may refute
     PEER_CLAIMED = "peer-claimed"  # we lost by our silence: the peer's claim, or our own concession
     ADJOURNED = "adjourned"  # one of us left the match to be resumed while the other owed: nobody won
+    # Only the runner's report ends a run so (``MatchReport.ended_by``); the session never does:
+    DISCONNECTED = "disconnected"  # the connection was lost mid-match: the session is left to be resumed
+    UNKNOWN = "unknown"  # the run stopped before the match ended, with nothing to take it up again
+
+    @property
+    def cut_off(self) -> bool:
+        """The run stopped before the match ended (``DISCONNECTED`` or ``UNKNOWN``): no ending of the match."""
+        return self in (SessionEnd.DISCONNECTED, SessionEnd.UNKNOWN)
 
 
 @dataclass(frozen=True, slots=True)

@@ -338,15 +338,20 @@ class TablePlayer:
         return bool(await self._ask(question_box(question)))
 
     async def finish(
-        self, record: Path | None, *, rematch: bool = False, ended_by: str | None = None, notes: Sequence[str] = ()
+        self,
+        record: Path | None,
+        *,
+        rematch: bool = False,
+        ended_by: SessionEnd | None = None,
+        notes: Sequence[str] = (),
     ) -> None:
         """Show the end-of-match screen (the rounds, the winner, the record) until the person leaves, or,
         when ``rematch`` is offered, asks for another match with ``r`` (then :attr:`rematch` is set).
-        ``ended_by`` is how the run ended (the runner's report: a :class:`SessionEnd`, or ``disconnected``);
+        ``ended_by`` is how the run ended (the runner's report: a :class:`SessionEnd`, ``DISCONNECTED`` among them);
         it words the headline; ``notes`` say why no other match follows on the connection. A person who left
         with Ctrl-C at the rules is not kept at it, nor one who already said no to another match at this
         very screen, and a decline is no match: no "Match over" screen for it."""
-        if self.interrupted or ended_by == SessionEnd.DECLINED.value or self._left_at_end:
+        if self.interrupted or ended_by is SessionEnd.DECLINED or self._left_at_end:
             return
         await self.settle()
         if not self.state.results and self.earlier:  # the next match never began: its screen is the last one's
@@ -354,8 +359,8 @@ class TablePlayer:
             self._teller = Teller(self.state.log, self.state.names, self.state.seat)
         state = self.state
         state.after, state.answer_awaited = tuple(notes), False
-        with contextlib.suppress(ValueError):  # disconnected: the events said what happened
-            state.ended_by = SessionEnd(ended_by) if ended_by is not None else state.ended_by
+        if ended_by is not None and not ended_by.cut_off:  # cut off: the events said what happened
+            state.ended_by = ended_by
         if state.ended_by is SessionEnd.ADJOURNED and record is not None:
             from p2p_koikoi.app.listing import resume_name
 
