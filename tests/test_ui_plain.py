@@ -176,7 +176,8 @@ def test_r_after_a_match_plays_another_under_the_same_rules(tmp_path: Path) -> N
 
     code, transcript = converse(tmp_path, 6, reply)
     assert asked == 1, transcript[-2000:]
-    assert transcript.count("Practice against the random bot: nintendo rounds=3, 3 rounds.") == 2
+    assert transcript.count("Practice against the random bot: nintendo rounds=3, 3 rounds.") == 1
+    assert "Both want another match: it starts now, on the same connection." in transcript  # the bot said yes
     first = transcript.split("Another match under the same rules?", 1)[1]
     assert re.search(r"^Record saved: .+-host\.koikoi$", first, re.MULTILINE)  # the first match's record
     assert "Bot wins the match (by forfeit)" in first

@@ -415,6 +415,8 @@ def test_r_at_the_end_screen_plays_another_match(tmp_path: Path) -> None:
         assert "[exit 1]" in after
         joined = pane.screen(joined=True, history=True)
         assert "Match 1 of 2:" in joined and "Match 2 of 2:" in joined
-        assert len(list((tmp_path / "home" / "data" / "replays").glob("*.koikoi"))) == 2
+        records = list((tmp_path / "home" / "data" / "replays").glob("*.koikoi"))
+        assert len(records) == 2
+        assert len({record.name.split("-")[3] for record in records}) == 1  # one bot's key: the same connection
     finally:
         pane.close()

@@ -12,8 +12,7 @@ from __future__ import annotations
 import contextlib
 import random
 import signal
-import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -24,16 +23,17 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p_koikoi.app.identity import load_identity
 from p2p_koikoi.app.netplay import NetMatchResult, Say, replay_dir
 from p2p_koikoi.app.own_name import load_own_name
-from p2p_koikoi.app.players import BotPlayer
+from p2p_koikoi.app.practice_series import BotSeat, PersonSeat
+from p2p_koikoi.app.series import Again
 from p2p_koikoi.bots.registry import make_agent
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import Greeting
-from p2p_koikoi.net.runner import Player, run_match
+from p2p_koikoi.net.runner import Held, MatchReport, Player, run_match
 from p2p_koikoi.net.tcp import Address, dial, listen
 from p2p_koikoi.record.identity_names import fingerprint
-from p2p_koikoi.record.writer import RecordWriter, record_name
-from p2p_koikoi.session.match_session import SOFTWARE, MatchSession
+from p2p_koikoi.record.writer import RecordWriter
+from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.wire import public_bytes
 from p2p_koikoi.wire.player_name import MAX_LENGTH, PlayerName
 
@@ -56,8 +56,12 @@ def bot_name(bot: str) -> str:
     return PlayerName.parse(f"{bot.replace(':', ' ')} bot"[-MAX_LENGTH:]).format()
 
 
-async def practice_match(options: PracticeOptions, player: Player, say: Say) -> NetMatchResult:
-    """Play a whole match, ``player`` (seat 0, the host) against the bot (seat 1) over loopback TCP."""
+async def practice_match(
+    options: PracticeOptions, player_for: Callable[[int], Player], say: Say, again: Again | None = None
+) -> NetMatchResult:
+    """Play a whole match, the player ``player_for(0)`` gives (seat 0, the host) against the bot (seat 1) over
+    loopback TCP; with ``again``, another on the same connection each time the person wants one (the bot
+    always does: :mod:`~p2p_koikoi.app.practice_series`). The last match's result, holding the ones before."""
     identity = load_identity()
     key = public_bytes(identity)
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
@@ -66,6 +70,7 @@ async def practice_match(options: PracticeOptions, player: Player, say: Say) -> 
     result = NetMatchResult(None, None, fingerprint(key), fingerprint(public_bytes(bot_identity)))
     listening: list[Address] = []
     ready = trio.Event()
+    bot = BotSeat(bot_identity, agent, bot_name(options.bot))
 
     async def on_listening(addresses: list[Address]) -> None:
         listening.extend(addresses)
@@ -77,31 +82,23 @@ async def practice_match(options: PracticeOptions, player: Player, say: Say) -> 
     async def bot_side() -> None:
         await ready.wait()
         channel, greeting = await dial(listening[0], public_bytes(bot_identity))
-        session = MatchSession(1, bot_identity, greeting.peer_key, greeting.nonces, name=bot_name(options.bot))
-        await run_match(channel, session, BotPlayer(agent, 1))
+        await bot.play(channel, MatchSession(1, bot_identity, greeting.peer_key, greeting.nonces, name=bot.name))
+
+    async def play_one(
+        channel: FramedChannel, session: MatchSession, player: Player, record: RecordWriter, held: Held | None
+    ) -> MatchReport:
+        async with ctrl_c_asks(player):
+            return await run_match(channel, session, player, record, resumable=False, held=held)
 
     say(f"Practice against the {options.bot} bot: {options.rules.format()}, {options.rules.rounds} rounds.")
     async with trio.open_nursery() as nursery:
         nursery.start_soon(bot_side)
         channel, greeting = await listen(key, admit, port=0, bind="127.0.0.1", on_listening=on_listening)
         own = load_own_name()
-        session = MatchSession(
-            0, identity, greeting.peer_key, greeting.nonces, rules=options.rules, name=own.format() if own else None
-        )
-        started = time.time()
-
-        def name() -> str:
-            return record_name(started, session.keys, options.rules.preset, session.seat)
-
-        # No master secret beside the record, unlike host and join: it is kept only to resume after a
-        # crash, and the bot, living in this process, cannot be resumed with.
-        record = RecordWriter(replay_dir(options.replay_dir), name, seat=0, software=SOFTWARE)
-        try:
-            async with ctrl_c_asks(player):
-                result.report = await run_match(channel, session, player, record, resumable=False)
-        finally:
-            record.close()
-            result.record = record.path
+        name = own.format() if own else None
+        session = MatchSession(0, identity, greeting.peer_key, greeting.nonces, rules=options.rules, name=name)
+        person = PersonSeat(identity, player_for, replay_dir(options.replay_dir), play_one, again, say, name)
+        result = await person.play(channel, session, result)
     return result
 
 

@@ -6,13 +6,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from p2p_koikoi.app.closing import record_lines
 from p2p_koikoi.cli.checks import SEED_MAX, check_own_name, check_replay_dir, ranged
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors, run_trio, say_interrupted
 from p2p_koikoi.cli.netopts import print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from p2p_koikoi.app.netplay import NetMatchResult
     from p2p_koikoi.app.practice import PracticeOptions
 
@@ -54,10 +55,9 @@ def play(
             from p2p_koikoi.ui.terminal import run_at_table
 
             at_table = run_at_table(
-                lambda table: practice_match(options, table, table.say),
+                lambda table: practice_match(options, table.for_match, table.say, table.again),
                 names=("You", "Bot"),
                 rules=rules,
-                rematch=True,
             )
             if at_table is None:
                 raise fail("you left before the match began", 1)
@@ -71,19 +71,27 @@ def play(
 
 
 async def _plain_matches(options: PracticeOptions) -> NetMatchResult:
-    """Practice in plain lines; after a match played out, ``r`` plays another under the same rules."""
+    """Practice in plain lines; after a match played out, ``r`` plays another under the same rules, on the
+    same connection (the bot always wants one; the 30 s of SPEC.md section 9 hold here too)."""
+    import sys
+
     from p2p_koikoi.app.plain_input import LineInput
     from p2p_koikoi.app.plain_player import PlainPlayer, stdout_write
     from p2p_koikoi.app.practice import practice_match
 
     lines = LineInput()
-    while True:
-        player = PlainPlayer(0, write=stdout_write, them="Bot", lines=lines)
-        result = await practice_match(options, player, stdout_write)
-        if not result.ok:
-            return result
-        answer = await lines.ask("Another match under the same rules? [r: yes, Enter: leave] ")
-        if answer is None or answer.strip().lower() not in ("r", "y", "yes"):
-            return result
-        for line in record_lines(result.record, finished=True):
-            stdout_write(line)
+
+    def player_for(seat: int) -> PlainPlayer:
+        return PlainPlayer(seat, write=stdout_write, them="Bot", lines=lines)
+
+    async def again(record: Path | None) -> bool:
+        answer: str | None = None
+        try:
+            answer = await lines.ask("Another match under the same rules? [r: yes, Enter: leave] ")
+        finally:
+            if answer is None:  # called off (the time ran out), or the input ended: the next line starts afresh
+                sys.stdout.write("\n")
+                sys.stdout.flush()
+        return answer is not None and answer.strip().lower() in ("r", "y", "yes")
+
+    return await practice_match(options, player_for, stdout_write, again)

@@ -354,7 +354,7 @@ class TablePlayer:
         if self.interrupted or ended_by is SessionEnd.DECLINED or self._left_at_end:
             return
         await self.settle()
-        if not self.state.results and self.earlier:  # the next match never began: its screen is the last one's
+        if self.earlier and record is not None and record == self.earlier[-1].record:  # the next never began
             self.state = self.earlier.pop()
             self._teller = Teller(self.state.log, self.state.names, self.state.seat)
         state = self.state
