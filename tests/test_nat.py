@@ -277,3 +277,73 @@ def test_a_pcp_reply_is_read_and_strays_are_ignored() -> None:
     assert parse_map_reply(reply(0, nonce=bytes(12)), NONCE) is None  # someone else's answer
     assert parse_map_reply(reply(0, opcode=0x01), NONCE) is None  # a request, not a response
     assert parse_map_reply(reply(0)[:40], NONCE) is None  # cut short
+
+
+# -- the reverse connection (issue 26 item 2): the host cannot be reached, the guest can ------------------
+
+
+def test_an_unreachable_host_dials_the_guest_back_with_its_answer_code(router: Router, tmp_path: Path) -> None:
+    """The host sits behind the NAT with no UPnP (its IPv4 is masqueraded, its IPv6 firewalled); the guest
+    outside is reachable. The guest's dial fails, it prints an answer code, the host's player pastes it
+    (here: the test writes it to the host's input), the host dials out through its NAT (the guest listens
+    on IPv4 only, so the connection crosses the masquerade), and a whole match is played; both records
+    verify."""
+    replays = str(tmp_path / "replays")
+    outside, keep = ["ip", "netns", "exec", router.outside, *KOIKOI], ["--replay-dir", replays]
+    host = subprocess.Popen(
+        ["ip", "netns", "exec", router.home, *KOIKOI, "host", "--port", str(PORT), "--no-upnp", *HOST_OPTIONS, replays],
+        env=koikoi_env(tmp_path / "host"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    guest: subprocess.Popen[str] | None = None
+    try:
+        assert host.stderr is not None and host.stdin is not None
+        host_lines = _lines_until(host, "koikoi join kk1:")
+        assert any("paste it here and press Enter" in line for line in _lines_until(host, "paste it here")), host_lines
+        code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
+        guest = subprocess.Popen(
+            [*outside, "join", code, "--bot", "random", "--timeout", "5", "--no-upnp", "--bind", "10.77.2.2", *keep],
+            env=koikoi_env(tmp_path / "guest"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        guest_lines = _lines_until(guest, "kka1:")
+        answer = guest_lines[-1].split("koikoi host screen: ")[1]
+        host.stdin.write(answer + "\n")
+        host.stdin.flush()
+        guest_err = guest.communicate(timeout=120)[1]
+        host_err = host.communicate(timeout=60)[1]
+    finally:
+        for process in (host, guest):
+            if process is not None:
+                process.kill()
+                process.wait(timeout=10)
+    assert guest.returncode == 0, guest_lines + guest_err.splitlines()
+    assert host.returncode == 0, host_err
+    said = "\n".join(guest_lines)
+    assert "Could not reach the host: [fd77:1::2]:7447 did not answer within 5 s" in said, said
+    assert "Traceback" not in guest_err + host_err
+    assert "Dialling the guest back at 10.77.2.2:7447..." in host_err, host_err
+    assert "Guest 10.77.2.2:7447 accepted the rules" in host_err, host_err  # over IPv4, through the masquerade
+    records = sorted((tmp_path / "replays").glob("*.koikoi"))
+    assert len(records) == 2
+    for record in records:
+        verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def _lines_until(process: subprocess.Popen[str], words: str, seconds: float = 60) -> list[str]:
+    """Standard error lines of ``process`` up to the first that holds ``words`` (bounded in time and by its end)."""
+    assert process.stderr is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + seconds
+    while not lines or words not in lines[-1]:
+        assert time.monotonic() < deadline, lines
+        line = process.stderr.readline()
+        assert line, (lines, process.poll())
+        lines.append(line.rstrip("\n"))
+    return lines

@@ -51,13 +51,17 @@ BACKOFF = (0.25, 0.5, 1.0, 2.0, 4.0)
 
 @dataclass(frozen=True, slots=True)
 class Reconnect:
-    """How to find the peer again: the guest dials ``address``; the host listens on ``port``."""
+    """How to find the peer again: the guest dials ``address``; the host listens on ``port``. When the host
+    dialled the guest in the first place (the reverse connection), it is so again: the host dials ``back``
+    (the addresses of the guest's answer code) and the guest, ``reverse``, listens on ``port``."""
 
     seat: int
     address: Address | None = None
     port: int = 0
     bind: str | None = None
     grace: float = GRACE
+    back: tuple[Address, ...] = ()
+    reverse: bool = False
 
     @property
     def timing(self) -> Timing:
@@ -156,10 +160,58 @@ async def _come_back(
     else:
         say(Countdown("Waiting for the opponent to come back ({seconds} s left)...", give_up_at, trio.current_time()))
     with trio.move_on_at(give_up_at):
+        if plan.seat == 1 and plan.reverse:
+            return await _guest_listens_again(plan, session, identity, say)
         if plan.seat == 1:
             return await _guest_again(plan, session, identity)
+        if plan.back:
+            return await _host_dials_again(plan, session, identity)
         return await _host_again(plan, session, identity, say)
     return None
+
+
+async def _guest_listens_again(
+    plan: Reconnect, session: MatchSession, identity: Ed25519PrivateKey, say: Callable[[str], None]
+) -> FramedChannel:
+    """The reverse connection's guest after a drop: it listens on its port, as when the host first dialled
+    it, and resumes with whoever proves to be the host (the resume checks the keys the match holds)."""
+
+    async def admit(channel: FramedChannel, peer: str) -> str:
+        await resume_as_guest(channel, session, identity)
+        return peer
+
+    async def dropped(item: Dropped) -> None:
+        say(f"Dropped a connection from {item.peer}: {item.reason}")
+
+    while True:
+        try:
+            channel, _ = await listen_raw(admit, port=plan.port, bind=plan.bind, on_dropped=dropped)
+            return channel
+        except OSError:  # the old socket may linger a moment; try again
+            await trio.sleep(0.5)
+
+
+async def _host_dials_again(plan: Reconnect, session: MatchSession, identity: Ed25519PrivateKey) -> FramedChannel:
+    """The reverse connection's host after a drop: it dials the guest's answer-code addresses again, backing
+    off, and resumes; the guest sends ``resume`` first, as it does whoever dialled."""
+    attempt = 0
+    while True:
+        for address in plan.back:
+            try:
+                channel = await dial_raw(address, timeout=5)
+            except ConnectionLost:
+                continue
+            try:
+                await resume_as_host(channel, session, identity, welcome=True)
+            except Fork:
+                await channel.close()
+                raise
+            except (ConnectionLost, RemoteProtocolError):
+                await trio.aclose_forcefully(channel.stream)
+                continue
+            return channel
+        await trio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
+        attempt += 1
 
 
 def _give_up_at(plan: Reconnect, session: MatchSession, floor: FloorClock, lost_at: float | None) -> float:

@@ -15,13 +15,16 @@ from pathlib import Path
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2p_koikoi.app.answer_back import AnswerBack, wait_for_host
 from p2p_koikoi.app.continuing import Reconnect, play_on, settle_fork
 from p2p_koikoi.app.continuing import started as began
+from p2p_koikoi.app.dial_back import PASTE_HERE, ReadLine, first_of, take_answers
 from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
 from p2p_koikoi.app.own_name import load_own_name
 from p2p_koikoi.app.series import Again, ask_both, greet, part, parting_line, series_of, take_same_rules
 from p2p_koikoi.app.unfinished import ResumeError, Unfinished, find_unfinished, restore_match, tell_so_far
 from p2p_koikoi.engine import RuleSet
+from p2p_koikoi.net.answer import Answer
 from p2p_koikoi.net.door import DropLog
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.net.handshake import Greeting, Guard
@@ -32,7 +35,7 @@ from p2p_koikoi.net.portmap import Mapper
 from p2p_koikoi.net.rematch import Series, Verdict
 from p2p_koikoi.net.resume import Fork, NoSuchMatch, resume_as_guest, resume_as_host
 from p2p_koikoi.net.runner import Held, MatchReport, Player
-from p2p_koikoi.net.tcp import Address, Dropped, Pin, Refused, dialable, listen, local_addresses
+from p2p_koikoi.net.tcp import Address, CouldNotJoin, Dropped, Pin, Refused, dialable, listen, local_addresses
 from p2p_koikoi.net.timing import DEFAULT_TURN_LIMIT
 from p2p_koikoi.record.format import secret_path
 from p2p_koikoi.record.identity_names import fingerprint
@@ -103,18 +106,22 @@ class HostOptions:
 class JoinOptions:
     """Where the host is (``addresses``, tried at once) and what we know of its key beforehand:
     ``pin`` from an invite code (anything else is refused), or ``announced`` on the LAN (a mismatch
-    gets a loud warning, as an announcement proves nothing)."""
+    gets a loud warning, as an announcement proves nothing). ``back``: how to listen for the host when
+    none of an invite's addresses answers (the reverse connection), or None not to."""
 
     addresses: tuple[Address, ...]
     replay_dir: Path | None = None
     timeout: float = 15.0
     pin: Pin = field(default_factory=Pin)
     announced: str | None = None
+    back: AnswerBack | None = None
 
     @classmethod
-    def from_invite(cls, invite: Invite, replay_dir: Path | None = None, timeout: float = 15.0) -> JoinOptions:
+    def from_invite(
+        cls, invite: Invite, replay_dir: Path | None = None, timeout: float = 15.0, back: AnswerBack | None = None
+    ) -> JoinOptions:
         addresses = tuple(Address(host, invite.port) for host in invite.addresses)
-        return cls(addresses, replay_dir, timeout, Pin(invite.fingerprint, invite.token))
+        return cls(addresses, replay_dir, timeout, Pin(invite.fingerprint, invite.token), back=back)
 
 
 async def _play(
@@ -425,6 +432,7 @@ class _Admitted:
     session: MatchSession
     peer: str
     unfinished: Unfinished | None
+    answer: Answer | None = None  # the guest's answer code, when the host dialled it
 
 
 async def _host_plays(
@@ -504,8 +512,10 @@ async def host_match(
     say: Say,
     confirm: Confirm,
     again: Again | None = None,
+    answers: ReadLine | None = None,
 ) -> NetMatchResult:
-    """Host one guest; with ``again``, another match on the connection each time both players want one."""
+    """Host one guest; with ``again``, another match on the connection each time both players want one.
+    ``answers`` reads what the player pastes while the host waits: a guest's answer code is dialled back."""
     identity = load_identity()
     key = public_bytes(identity)
     ours = fingerprint(key)
@@ -522,6 +532,8 @@ async def host_match(
     async def on_listening(addresses: list[Address]) -> None:
         listening.append(addresses[0].port)
         await _open_door(options, addresses, ours, token, say, nursery, mapper, announcement)
+        if answers is not None:
+            say(f"  {PASTE_HERE}")
 
     async def on_dropped(dropped: Dropped) -> None:
         for line in drops.add(trio.current_time(), dropped):
@@ -542,7 +554,8 @@ async def host_match(
         async with trio.open_nursery() as nursery:
             await nursery.start(summarise)
             admitted: _Admitted | Fork
-            try:
+
+            async def by_door() -> _Admitted:
                 channel, (session, peer, unfinished) = await listen(
                     key,
                     admit,
@@ -552,7 +565,17 @@ async def host_match(
                     on_dropped=on_dropped,
                     guard=guard,
                 )
-                admitted = _Admitted(channel, session, peer, unfinished)
+                return _Admitted(channel, session, peer, unfinished)
+
+            async def by_answer() -> _Admitted:
+                assert answers is not None
+                channel, (session, peer, unfinished), answer = await take_answers(
+                    answers, key, ours, admit, say, guest=options.guest, token=token
+                )
+                return _Admitted(channel, session, peer, unfinished, answer)
+
+            try:
+                admitted = await first_of([by_door] if answers is None else [by_door, by_answer], _let_go)
             except Fork as fork:  # caught here, not out of the nursery as a group
                 admitted = fork
             nursery.cancel_scope.cancel()
@@ -574,6 +597,11 @@ async def host_match(
     return result
 
 
+async def _let_go(late: _Admitted) -> None:
+    """A guest admitted a moment after another won the race: its connection is closed."""
+    await trio.aclose_forcefully(late.channel.stream)
+
+
 @dataclass(frozen=True)
 class _Seated:
     """What the host does once a guest is seated: the match (and, with ``again``, each rematch both
@@ -592,7 +620,8 @@ class _Seated:
         async with trio.open_nursery() as nursery:  # the mapping stays for reconnects, renewed
             for router in mapper:
                 nursery.start_soon(router.keep)
-            plan = Reconnect(0, port=port, bind=self.options.bind)
+            back = tuple(Address(h, admitted.answer.port) for h in admitted.answer.addresses) if admitted.answer else ()
+            plan = Reconnect(0, port=port, bind=self.options.bind, back=back)
             held = Held() if self.again is not None else None
             await _host_plays(admitted, self.identity, self.player_for(0), self.directory, plan, self.say, result, held)
             if held is not None and self.again is not None:
@@ -636,21 +665,56 @@ async def join_match(
     confirm: Confirm,
     again: Again | None = None,
 ) -> NetMatchResult:
-    """Join a host; with ``again``, another match on the connection each time both players want one."""
+    """Join a host; with ``again``, another match on the connection each time both players want one. A host
+    that cannot be reached from an invite code is asked to dial us instead (``options.back``)."""
+    routers: list[Mapper] = []
+    try:
+        async with trio.open_nursery() as nursery:
+            result = await _join(options, player_for, say, confirm, again, nursery, routers)
+            nursery.cancel_scope.cancel()
+    finally:
+        for router in routers:
+            await router.close()
+    return result
+
+
+async def _join(
+    options: JoinOptions,
+    player_for: Callable[[int], Player],
+    say: Say,
+    confirm: Confirm,
+    again: Again | None,
+    nursery: trio.Nursery,
+    routers: list[Mapper],
+) -> NetMatchResult:
+    """:func:`join_match`, with a nursery for the router's renewals while we listen for the host."""
     identity = load_identity()
     key = public_bytes(identity)
     result = NetMatchResult(None, None, fingerprint(key))
     say(f"Connecting to {', '.join(str(a) for a in options.addresses)}...")
-    channel, greeting, address = await dial_patiently(
-        list(options.addresses), key, options.pin, timeout=options.timeout, say=say
-    )
+    try:
+        channel, greeting, address = await dial_patiently(
+            list(options.addresses), key, options.pin, timeout=options.timeout, say=say
+        )
+        listen_port = None
+    except CouldNotJoin as exc:
+        if options.back is None or options.pin.fingerprint is None or exc.busy:
+            raise
+        say(f"Could not reach the host: {exc}.")
+        say("Listening for the host to dial back instead.")
+        reached = await wait_for_host(options.back, key, options.pin, result.our_fingerprint, say, nursery, routers)
+        channel, greeting, address, listen_port = reached.channel, reached.greeting, reached.address, reached.port
     if not await _checked(address, greeting, options, say, confirm):
         await channel.close()
         result.notes.append("not played: the host's key was not trusted")
         return result
     result.peer_fingerprint = fingerprint(greeting.peer_key)
     say(f"Connected to {address} (fingerprint {result.peer_fingerprint}).")
-    plan = Reconnect(1, address=address)
+    if listen_port is None:
+        plan = Reconnect(1, address=address)
+    else:  # the host dialled us: after a drop we listen again, and it dials again
+        assert options.back is not None
+        plan = Reconnect(1, address=address, port=listen_port, bind=options.back.bind, reverse=True)
     directory = replay_dir(options.replay_dir)
     unfinished = _unfinished(directory, identity, greeting.peer_key, say)
     if unfinished is not None:

@@ -82,7 +82,7 @@ def host(
                 raise fail("you left before a guest came", 1)
             result = at_table
         else:
-            result = run_trio(host_match, options, player_for, say, confirm, seat_player.again)
+            result = run_trio(host_match, options, player_for, say, confirm, seat_player.again, seat_player.pasted)
     except OSError as exc:
         if exc.filename is not None:  # a file of ours (the record, its secret), not the socket
             raise fail(f"cannot write {exc.filename}: {exc.strerror or exc}", 1) from None

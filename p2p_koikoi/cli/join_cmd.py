@@ -10,10 +10,12 @@ from p2p_koikoi.cli.checks import check_own_name, check_replay_dir, ranged
 from p2p_koikoi.cli.common import fail, one_line_errors, run_trio, say_interrupted
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat, SeedOption, print_result
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
+from p2p_koikoi.net import DEFAULT_PORT
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from p2p_koikoi.app.answer_back import AnswerBack
     from p2p_koikoi.app.netplay import JoinOptions
     from p2p_koikoi.net.lan import LanGame
 
@@ -39,9 +41,25 @@ def join(
         bool, typer.Option("--lan", help="With no address: list the games on the LAN and pick one.")
     ] = False,
     plain: PlainOption = False,
+    port: Annotated[
+        int,
+        typer.Option(
+            help="Should the host be unreachable: the TCP port to listen on for it to dial back (0 picks a free one).",
+            **ranged(0, 65535),
+        ),
+    ] = DEFAULT_PORT,
+    bind: Annotated[
+        str | None, typer.Option(help="Should the host be unreachable: the address to listen on for it.")
+    ] = None,
+    upnp: Annotated[
+        bool,
+        typer.Option("--upnp/--no-upnp", help="Should the host be unreachable: ask the router to forward our port."),
+    ] = True,
 ) -> None:
-    """Join a hosted match; shows the host's rules and asks before playing."""
+    """Join a hosted match; shows the host's rules and asks before playing. When no address in the invite
+    code answers, prints an answer code for the host to paste, and waits for the host to dial back."""
 
+    from p2p_koikoi.app.answer_back import AnswerBack
     from p2p_koikoi.app.netplay import join_match
     from p2p_koikoi.net.framed import ConnectionLost
     from p2p_koikoi.wire import RemoteProtocolError
@@ -60,7 +78,7 @@ def join(
             raise fail("no game found on the LAN; ask the host for its invite code", 1)
         options = lan_options(game, replay_dir, timeout)
     else:
-        options = target_options(address, replay_dir, timeout)
+        options = target_options(address, replay_dir, timeout, AnswerBack(port, bind, upnp))
 
     player_for = seat_player.player_for
 
@@ -94,15 +112,16 @@ def join(
     raise typer.Exit(print_result(result))
 
 
-def target_options(text: str, replay_dir: Path | None, timeout: float) -> JoinOptions:
-    """An invite code, or a single address, as what to dial."""
+def target_options(text: str, replay_dir: Path | None, timeout: float, back: AnswerBack | None = None) -> JoinOptions:
+    """An invite code, or a single address, as what to dial; ``back``: how to listen should the invite's
+    host be unreachable."""
     from p2p_koikoi.app.netplay import JoinOptions
     from p2p_koikoi.net.invite import PREFIX, Invite, InviteError
     from p2p_koikoi.net.tcp import parse_address
 
     if text.strip().lower().startswith(PREFIX):
         try:
-            return JoinOptions.from_invite(Invite.parse(text), replay_dir, timeout)
+            return JoinOptions.from_invite(Invite.parse(text), replay_dir, timeout, back)
         except InviteError as exc:
             raise fail(f"bad invite code: {exc}") from None
     try:

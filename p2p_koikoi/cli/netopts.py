@@ -120,6 +120,11 @@ class Seat:
                 sys.stdout.flush()
         return answer is not None and answer.strip().lower() in ("r", "y", "yes")
 
+    async def pasted(self) -> str | None:
+        """A line pasted while the host waits (a guest's answer code); a bot's seat reads them too, so a
+        script can hand the host the code. None once the input ended."""
+        return await self._lines.ask("")
+
     async def confirm(self, question: str) -> bool:
         """A yes/no question for the person; a bot never trusts a changed key."""
         import trio

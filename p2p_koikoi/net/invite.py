@@ -18,11 +18,10 @@ programs that change letter case.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import ipaddress
 import secrets
 from dataclasses import dataclass
+
+from p2p_koikoi.net.code_text import CodeError, check_addresses, pack_addresses, unpack_addresses, unwrap, wrap
 
 __all__ = [
     "CHECK_DOMAIN",
@@ -31,6 +30,8 @@ __all__ = [
     "TOKEN_BYTES",
     "Invite",
     "InviteError",
+    "fingerprint_bytes",
+    "fingerprint_text",
     "new_token",
     "parse_fingerprint",
 ]
@@ -42,23 +43,22 @@ FINGERPRINT_BYTES = 16
 MAX_ADDRESSES = 16
 MAX_TEXT = 500  # checked before decoding: the longest valid code (16 IPv6 addresses and a token) is 496
 _HAS_TOKEN = 0x01
-_ALPHABET = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
 
 
-class InviteError(ValueError):
+class InviteError(CodeError):
     """The text is not a valid invite code (a typo, a truncated paste, another version)."""
 
 
 def parse_fingerprint(text: str) -> str:
     """A key fingerprint as people type it (with or without colons, any case), in its printed form."""
-    return _fingerprint_text(_fingerprint_bytes(text.strip().lower()))
+    return fingerprint_text(fingerprint_bytes(text.strip().lower()))
 
 
 def new_token() -> bytes:
     return secrets.token_bytes(TOKEN_BYTES)
 
 
-def _fingerprint_bytes(fingerprint: str) -> bytes:
+def fingerprint_bytes(fingerprint: str) -> bytes:
     try:
         raw = bytes.fromhex(fingerprint.replace(":", ""))
     except ValueError:
@@ -68,7 +68,7 @@ def _fingerprint_bytes(fingerprint: str) -> bytes:
     return raw
 
 
-def _fingerprint_text(raw: bytes) -> str:
+def fingerprint_text(raw: bytes) -> str:
     digest = raw.hex()
     return ":".join(digest[i : i + 4] for i in range(0, 32, 4))
 
@@ -85,44 +85,24 @@ class Invite:
     def __post_init__(self) -> None:
         if not 0 < self.port < 65536:
             raise InviteError(f"port {self.port} is not 1 to 65535")
-        if not 0 < len(self.addresses) <= MAX_ADDRESSES:
-            raise InviteError(f"an invite holds 1 to {MAX_ADDRESSES} addresses, not {len(self.addresses)}")
-        for address in self.addresses:
-            ip = ipaddress.ip_address(address)
-            if ip.is_unspecified or ip.is_multicast:
-                raise InviteError(f"{address} is not an address anyone can dial")
-        _fingerprint_bytes(self.fingerprint)
+        check_addresses(self.addresses, MAX_ADDRESSES, "invite", InviteError)
+        fingerprint_bytes(self.fingerprint)
         if self.token is not None and len(self.token) != TOKEN_BYTES:
             raise InviteError(f"an invite token is {TOKEN_BYTES} bytes")
 
     def format(self) -> str:
         body = bytearray([_HAS_TOKEN if self.token else 0])
-        body += self.port.to_bytes(2, "big") + _fingerprint_bytes(self.fingerprint)
+        body += self.port.to_bytes(2, "big") + fingerprint_bytes(self.fingerprint)
         if self.token:
             body += self.token
-        for address in self.addresses:
-            ip = ipaddress.ip_address(address)
-            body += bytes([ip.version]) + ip.packed
-        body += hashlib.sha256(CHECK_DOMAIN + bytes(body)).digest()[:4]
-        return PREFIX + base64.b32encode(bytes(body)).decode().rstrip("=").lower()
+        return wrap(PREFIX, CHECK_DOMAIN, bytes(body) + pack_addresses(self.addresses))
 
     @classmethod
     def parse(cls, text: str) -> Invite:
-        text = text.strip()
-        if len(text) > MAX_TEXT:
-            raise InviteError("the invite code is far too long; copy the one line koikoi host printed")
-        if not text.lower().startswith(PREFIX):
-            raise InviteError(f"an invite code starts with {PREFIX}")
-        encoded = text[len(PREFIX) :].upper()
-        if not set(encoded) <= _ALPHABET:
-            raise InviteError("the invite code has characters that do not belong; copy it again")
-        try:
-            raw = base64.b32decode(encoded + "=" * (-len(encoded) % 8))
-        except ValueError:
-            raise InviteError("the invite code is damaged or cut short; copy the whole line again") from None
-        if len(raw) < 1 + 2 + FINGERPRINT_BYTES + 4 or hashlib.sha256(CHECK_DOMAIN + raw[:-4]).digest()[:4] != raw[-4:]:
-            raise InviteError("the invite code is damaged (its check does not match); copy the whole line again")
-        return cls._unpack(raw[:-4])
+        body = unwrap(text, PREFIX, CHECK_DOMAIN, MAX_TEXT, "invite code", InviteError)
+        if len(body) < 1 + 2 + FINGERPRINT_BYTES:
+            raise InviteError("the invite code is damaged or cut short; copy the whole line again")
+        return cls._unpack(body)
 
     @classmethod
     def _unpack(cls, body: bytes) -> Invite:
@@ -132,13 +112,7 @@ class Invite:
         at, token = 19, None
         if flags & _HAS_TOKEN:
             token, at = body[at : at + TOKEN_BYTES], at + TOKEN_BYTES
-        addresses: list[str] = []
-        while at < len(body):
-            size = {4: 4, 6: 16}.get(body[at], 0)
-            if not size or at + 1 + size > len(body):
-                raise InviteError("the invite code holds a malformed address")
-            addresses.append(str(ipaddress.ip_address(body[at + 1 : at + 1 + size])))
-            at += 1 + size
         if token is not None and len(token) != TOKEN_BYTES:
             raise InviteError("the invite code is cut short")
-        return cls(tuple(addresses), port, _fingerprint_text(fp), token)
+        addresses = unpack_addresses(body[at:], "invite code", InviteError)
+        return cls(addresses, port, fingerprint_text(fp), token)

@@ -1,0 +1,114 @@
+"""The guest's half of the reverse connection: when the host cannot be reached, listen and answer.
+
+Every address in the invite failed, but the guest may be reachable where the host is not (its router
+maps ports, it has IPv6, the host is the one behind carrier-grade NAT). So it listens as a host
+would, on its port, on IPv4 and IPv6, asks its own router to forward that port, and prints one
+line for its player to send back: the answer code (:mod:`p2p_koikoi.net.answer`), with every address
+it knows. A router that maps the port afterwards gets a second code, its public address first, as
+the host's invite does. The host pastes it and dials; the greeting decides, as ever, on the keys the
+two codes named.
+"""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import trio
+
+from p2p_koikoi.net import DEFAULT_PORT
+from p2p_koikoi.net.answer import Answer
+from p2p_koikoi.net.door import Dropped
+from p2p_koikoi.net.framed import FramedChannel
+from p2p_koikoi.net.handshake import Greeting
+from p2p_koikoi.net.invite import MAX_ADDRESSES
+from p2p_koikoi.net.portmap import Mapper
+from p2p_koikoi.net.reverse import await_host
+from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, dialable
+
+__all__ = ["ANSWER_WAIT", "AnswerBack", "Reached", "wait_for_host"]
+
+ANSWER_WAIT = 600.0  # the host's player has ten minutes to paste the answer
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerBack:
+    """Where the guest listens should the host be unreachable: ``port`` (another free one when it is
+    taken), ``bind``, whether to ask the router (``upnp``), and how long to wait for the host."""
+
+    port: int = DEFAULT_PORT
+    bind: str | None = None
+    upnp: bool = True
+    wait: float = ANSWER_WAIT
+
+
+@dataclass(frozen=True, slots=True)
+class Reached:
+    """The host that dialled back: its channel, its greeting, where it came from, and the port we listen on
+    (to listen again there after a drop)."""
+
+    channel: FramedChannel
+    greeting: Greeting
+    address: Address
+    port: int
+
+
+def answer_line(code: str) -> str:
+    """The one line that tells the guest's player what to do with the code."""
+    return f"  Send this answer code to the host, to paste into its koikoi host screen: {code}"
+
+
+async def wait_for_host(
+    back: AnswerBack, key: bytes, pin: Pin, ours: str, say: Say, nursery: trio.Nursery, routers: list[Mapper]
+) -> Reached:
+    """Listen, print the answer code, and wait for the host with the pinned key to dial in. The router's
+    mapping, if any, goes into ``routers`` (the caller removes it on the way out) and is renewed in
+    ``nursery`` meanwhile."""
+    host = pin.fingerprint
+    assert host is not None
+    listening: list[int] = []
+
+    async def on_listening(addresses: list[Address]) -> None:
+        from p2p_koikoi.app.netplay import reachable_hosts
+
+        port = addresses[0].port
+        listening.append(port)
+        hosts = reachable_hosts(addresses, back.bind)[:MAX_ADDRESSES]
+        say(answer_line(Answer(tuple(hosts), port, ours, host).format()))
+        say(f"  (listening at {', '.join(str(Address(h, port)) for h in hosts)})")
+        if back.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
+            routers.append(Mapper(port))
+            nursery.start_soon(_map_port, routers[-1], hosts, port, ours, host, say)
+
+    async def on_dropped(dropped: Dropped) -> None:
+        pass  # strangers at the guest's port: the host is the only one it waits for
+
+    port = back.port
+    with trio.move_on_after(back.wait):
+        while True:
+            try:
+                channel, greeting, address = await await_host(
+                    key, pin, port=port, bind=back.bind, on_listening=on_listening, on_dropped=on_dropped
+                )
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE or port == 0:
+                    raise CouldNotJoin(f"cannot listen for the host on port {port}: {exc.strerror or exc}") from None
+                port = 0  # another koikoi holds ours: any free port will do, the code says which
+                continue
+            return Reached(channel, greeting, address, listening[-1])
+    raise CouldNotJoin(f"the host did not dial back within {back.wait:g} s")
+
+
+async def _map_port(mapper: Mapper, hosts: list[str], port: int, ours: str, host: str, say: Say) -> None:
+    """Ask the router for the port while the guest already waits; a router that opened a new address
+    gets a new answer code, that address first (the one to send from now on)."""
+    outcome = await mapper.open()
+    say(f"  {outcome.line}")
+    opened = [m.external for m in outcome.held if m.external]
+    if any(address not in hosts for address in opened):
+        mapped = [*opened, *(h for h in hosts if h not in opened)][:MAX_ADDRESSES]
+        say("  The router forwards the port now: send this answer code instead (it holds the public address):")
+        say(answer_line(Answer(tuple(mapped), port, ours, host).format()))
+    await mapper.keep()

@@ -1,0 +1,72 @@
+"""The answer code ``kka1:...``: the line a guest that could not reach its host sends back, so the host dials it.
+
+A match is reachable when either side is. When every address in the invite code fails, the guest
+listens instead (its own port mapping, IPv6, its LAN) and prints this code; the host pastes it and
+dials those addresses. The greeting is the same as ever, whoever dialled: the guest sends its
+``hello`` first (proving the invite's token, if any) and accepts only the key the invite named, and
+the host accepts only the key this code names. So an answer code pasted by mistake, or a stranger
+at one of its addresses, gets nobody into a match.
+
+The layout is byte-exact, documented with vectors in ``protocol/INVITE.md`` and
+``protocol/vectors/answer-codes.json``:
+
+    flags (1, zero) | port (2, big-endian) | guest fingerprint (16) | host fingerprint (16)
+    | addresses: tag 4 + 4 bytes, or tag 6 + 16 bytes, repeated | check (4)
+
+The host's fingerprint is there so that a host handed an answer to someone else's invite says so at
+once instead of dialling a stranger. The armour (base32, the check) is the invite's
+(:mod:`p2p_koikoi.net.code_text`), under its own domain tag, so neither code can be read as the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from p2p_koikoi.net.code_text import CodeError, check_addresses, pack_addresses, unpack_addresses, unwrap, wrap
+from p2p_koikoi.net.invite import FINGERPRINT_BYTES, MAX_ADDRESSES, fingerprint_bytes, fingerprint_text
+
+__all__ = ["CHECK_DOMAIN", "MAX_TEXT", "PREFIX", "Answer", "AnswerError"]
+
+PREFIX = "kka1:"
+CHECK_DOMAIN = b"p2p-koikoi/answer/v1\x00"
+MAX_TEXT = 503  # checked before decoding: the longest valid code (16 IPv6 addresses) is 503 characters
+_FIXED = 1 + 2 + 2 * FINGERPRINT_BYTES
+
+
+class AnswerError(CodeError):
+    """The text is not a valid answer code (a typo, a truncated paste, another version)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """Where the guest listens (``addresses`` in the order to prefer, one ``port``), who it is, and
+    whose invite it answers (``host``, a fingerprint)."""
+
+    addresses: tuple[str, ...]
+    port: int
+    guest: str
+    host: str
+
+    def __post_init__(self) -> None:
+        if not 0 < self.port < 65536:
+            raise AnswerError(f"port {self.port} is not 1 to 65535")
+        check_addresses(self.addresses, MAX_ADDRESSES, "answer", AnswerError)
+        fingerprint_bytes(self.guest)
+        fingerprint_bytes(self.host)
+
+    def format(self) -> str:
+        body = bytes([0]) + self.port.to_bytes(2, "big") + fingerprint_bytes(self.guest) + fingerprint_bytes(self.host)
+        return wrap(PREFIX, CHECK_DOMAIN, body + pack_addresses(self.addresses))
+
+    @classmethod
+    def parse(cls, text: str) -> Answer:
+        """The answer in ``text``; :class:`AnswerError` in words a person can act on for anything else."""
+        body = unwrap(text, PREFIX, CHECK_DOMAIN, MAX_TEXT, "answer code", AnswerError)
+        if len(body) < _FIXED:
+            raise AnswerError("the answer code is damaged or cut short; copy the whole line again")
+        if body[0]:
+            raise AnswerError("the answer code uses features this koikoi does not know; update koikoi")
+        port = int.from_bytes(body[1:3], "big")
+        guest, host = body[3 : 3 + FINGERPRINT_BYTES], body[3 + FINGERPRINT_BYTES : _FIXED]
+        addresses = unpack_addresses(body[_FIXED:], "answer code", AnswerError)
+        return cls(addresses, port, fingerprint_text(guest), fingerprint_text(host))

@@ -1,0 +1,118 @@
+"""The reverse connection: the guest listens and the host dials it, for when only the guest can be reached.
+
+TCP does not care who dialled, and neither does the greeting: the guest still sends its ``hello``
+first (with the invite token's proof, when the invite has one) and accepts only the key the invite
+code named; the host still answers, and accepts only the key the guest's answer code named (and the
+token, for ``--invite-only``). So turning the connection round changes who calls ``connect``, and
+nothing a peer can see after that.
+
+:func:`await_host` is the guest's side: it listens through the same door as a host does (a flood at
+its port cannot keep the host out), greets every caller as a guest, and drops whoever proves another
+key. :func:`dial_guest` is the host's side: every address in the answer code at once (happy
+eyeballs), each attempt connecting and greeting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import trio
+
+from p2p_koikoi.net.answer import Answer
+from p2p_koikoi.net.door import Door, Dropped, Refused
+from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
+from p2p_koikoi.net.handshake import Greeting, Guard, NotKoikoi, greet_as_guest, greet_as_host, token_nonce
+from p2p_koikoi.net.reach import AllFailed, Failed, Failure, Miss, happy_eyeballs, interleave
+from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, _connect, listen_raw, parse_address
+from p2p_koikoi.record.identity_names import fingerprint
+from p2p_koikoi.wire import RemoteProtocolError
+
+__all__ = ["HOST_DEADLINE", "await_host", "dial_guest"]
+
+HOST_DEADLINE = 30.0  # from a host's connection to its greeting done: a few round trips
+
+
+async def await_host(
+    key: bytes,
+    pin: Pin,
+    *,
+    port: int,
+    bind: str | None = None,
+    on_listening: Callable[[list[Address]], Awaitable[None]] | None = None,
+    on_dropped: Callable[[Dropped], Awaitable[None]] | None = None,
+    greeting_deadline: float = 10.0,
+    door: Door | None = None,
+) -> tuple[FramedChannel, Greeting, Address]:
+    """Listen on ``port`` until the host whose fingerprint ``pin`` holds dials in and greets; its channel,
+    the greeting, and the address it came from. Anyone else is dropped and the listening goes on."""
+    expected = pin.fingerprint
+    if expected is None:
+        raise ValueError("a reverse connection needs the host's fingerprint, from its invite code")
+
+    async def admit(channel: FramedChannel, peer: str) -> tuple[Greeting, str]:
+        nonce = token_nonce(pin.token, expected, key) if pin.token else None
+        greeting = await greet_as_guest(channel, key, greeting_deadline, nonce=nonce)
+        proven = fingerprint(greeting.peer_key)
+        if proven != expected:
+            raise Refused(f"it proved the key {proven}, not the host's {expected}")
+        return greeting, peer
+
+    channel, (greeting, peer) = await listen_raw(
+        admit, port=port, bind=bind, on_listening=on_listening, on_dropped=on_dropped, deadline=HOST_DEADLINE, door=door
+    )
+    return channel, greeting, parse_address(peer)
+
+
+async def dial_guest(
+    answer: Answer, key: bytes, token: bytes | None = None, *, timeout: float = 15.0
+) -> tuple[FramedChannel, Greeting, Address]:
+    """Dial every address of ``answer`` at once and greet as the host; the first guest that proves the
+    answer's key (and ``token``, when the host admits only holders of its invite) wins.
+    :class:`CouldNotJoin` says in one line how every address failed."""
+    guard = Guard(answer.guest, token)
+    targets = {str(Address(host, answer.port)): Address(host, answer.port) for host in interleave(answer.addresses)}
+
+    async def attempt(name: str) -> tuple[FramedChannel, Greeting, Address]:
+        channel = FramedChannel(await _connect(targets[name]))
+        try:
+            greeting = await greet_as_host(channel, key, guard=guard)
+        except BaseException as exc:
+            await trio.aclose_forcefully(channel.stream)
+            if isinstance(exc, Exception):
+                raise Failed(Failure(name, _miss(exc), str(exc))) from None
+            raise
+        return channel, greeting, targets[name]
+
+    async def release(won: tuple[FramedChannel, Greeting, Address]) -> None:
+        await trio.aclose_forcefully(won[0].stream)
+
+    try:
+        return await happy_eyeballs(list(targets), attempt, timeout, release)
+    except AllFailed as exc:
+        raise CouldNotJoin(_unreached(exc.failures, timeout), exc.failures) from None
+
+
+def _miss(exc: Exception) -> Miss:
+    if isinstance(exc, Refused):
+        return Miss.WRONG_KEY
+    if isinstance(exc, NotKoikoi):
+        return Miss.NOT_KOIKOI
+    if isinstance(exc, TimedOut):
+        return Miss.SILENT
+    if isinstance(exc, ConnectionLost):
+        return Miss.CLOSED
+    if isinstance(exc, RemoteProtocolError):
+        return Miss.OTHER
+    return Miss.OTHER
+
+
+def _unreached(failures: list[Failure], timeout: float) -> str:
+    """One line for a dial back that failed everywhere: each address and how, the most telling first."""
+    ranked = sorted(failures, key=lambda f: list(Miss).index(f.miss))
+    tried = "; ".join(f"{f.target} {f.miss.value}" + (f" ({f.detail})" if f.detail else "") for f in ranked)
+    if ranked and ranked[0].miss is Miss.WRONG_KEY:
+        return f"the answer code's addresses did not lead to its guest: {tried}"
+    return (
+        f"could not reach the guest within {timeout:g} s ({tried}): neither side can be reached from the other, "
+        "so one of you must forward a port on the router, or play over IPv6 or a LAN"
+    )
