@@ -11,6 +11,11 @@ is counted once, from a copy that stands.
 
 Matches are in the order they were played, which is the order of their file names (the date first), as
 ``koikoi list`` has them; each keeps its ``koikoi list``/``koikoi replay`` number.
+
+An opponent is a key, called by the name we gave it (``koikoi id --call``), else by the name it last sent,
+signed in a counted match's setup, else by its short fingerprint; a name is always shown with the short
+fingerprint, since anyone can send any name, and a name is never used to find a key: ``koikoi history
+NAME`` looks up our own names only (and says which key sent that name, when one did).
 """
 
 from __future__ import annotations
@@ -113,10 +118,12 @@ class Counted:
     claimed: bool
     points_for: int
     points_against: int
+    sent_name: str | None = None  # the name the opponent sent in this match, signed in its setup
 
     def to_json(self) -> dict[str, Any]:
         return {
             "file": str(self.path),
+            "sent_name": self.sent_name,
             "replay": self.number,
             "date": self.date,
             "result": self.result.value,
@@ -144,9 +151,16 @@ class Opponent:
         return self.fingerprint.replace(":", "")[:8]
 
     @property
+    def sent_name(self) -> str | None:
+        """The name the key sent in the latest counted match that carried one."""
+        return next((m.sent_name for m in reversed(self.matches) if m.sent_name is not None), None)
+
+    @property
     def label(self) -> str:
-        """Our name for the key, with its short fingerprint; the short fingerprint alone without one."""
-        return f"{self.name} ({self.short})" if self.name else self.short
+        """Our name for the key, else the name it sent, with its short fingerprint; the short fingerprint
+        alone without either."""
+        name = self.name or self.sent_name
+        return f"{name} ({self.short})" if name else self.short
 
     def count(self, result: Result, way: Way | None = None, *, claimed: bool | None = None) -> int:
         return sum(
@@ -177,6 +191,7 @@ class Opponent:
             "key": self.key,
             "fingerprint": self.fingerprint,
             "name": self.name,
+            "sent_name": self.sent_name,
             "matches": len(self.matches),
             "wins": self.count(Result.WIN),
             "losses": self.count(Result.LOSS),
@@ -268,6 +283,7 @@ def _counted(checked: Checked, number: int, ours: str) -> Counted:
         facts.claimed,
         points[seat],
         points[1 - seat],
+        facts.names[1 - seat],
     )
 
 
@@ -325,7 +341,10 @@ def find_opponent(history: History, who: str) -> Opponent:
         return named[0]
     digits = wanted.replace(":", "")
     if len(digits) < 4 or any(c not in "0123456789abcdef" for c in digits):
-        raise LookupError(f"no opponent you call {who!r} among the counted matches (koikoi history lists them)")
+        sent = [o.short for o in history.opponents if o.sent_name is not None and o.sent_name.casefold() == wanted]
+        keys = f"the key {sent[0]}" if len(sent) == 1 else f"the keys {', '.join(sent)}"
+        told = f"; {keys} sent that name (give a fingerprint)" if sent else ""
+        raise LookupError(f"no opponent you call {who!r} among the counted matches (koikoi history lists them){told}")
     found = [o for o in history.opponents if o.fingerprint.replace(":", "").startswith(digits)]
     if not found:
         raise LookupError(f"no opponent whose fingerprint starts {digits} among the counted matches")

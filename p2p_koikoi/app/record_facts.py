@@ -1,5 +1,5 @@
 """What ``koikoi history`` needs from one checked record, small enough to cache: the verdict
-``koikoi verify`` gave it, the two keys, and how the match ended.
+``koikoi verify`` gave it, the two keys, the names they sent (signed in the setup), and how the match ended.
 
 It is taken from a :class:`~p2p_koikoi.record.verify.VerifyReport` (the one verification the project has)
 and never from the file itself, so nothing here can say more than ``koikoi verify`` said. ``to_json`` and
@@ -20,14 +20,15 @@ __all__ = ["RecordFacts"]
 class RecordFacts:
     """One record as verified alone (or, for a match kept in several copies, next to the others).
 
-    ``keys`` are the seats' public keys in hex; ``how`` the ending's id; ``ender`` the seat that ended the
-    match (quit, claimed, accused); ``winner`` the seat the ending gives the match; ``points`` the match's
-    points as they stood at its end (host's, guest's); ``why`` the reason id of the first failure, or the
-    problem that made the file unreadable."""
+    ``keys`` are the seats' public keys in hex; ``names`` the names they sent (None for none); ``how`` the
+    ending's id; ``ender`` the seat that ended the match (quit, claimed, accused); ``winner`` the seat the
+    ending gives the match; ``points`` the match's points as they stood at its end (host's, guest's); ``why``
+    the reason id of the first failure, or the problem that made the file unreadable."""
 
     verdict: Verdict
     match_id: str | None = None
     keys: tuple[str | None, str | None] = (None, None)
+    names: tuple[str | None, str | None] = (None, None)
     writer_seat: int | None = None
     entries: int = 0
     how: str | None = None
@@ -46,6 +47,7 @@ class RecordFacts:
             verdict=report.verdict,
             match_id=report.match_id.hex() if report.match_id is not None else None,
             keys=(_hex(report.keys[0]), _hex(report.keys[1])),
+            names=report.names,
             writer_seat=report.writer_seat,
             entries=report.entries,
             how=str(end.how) if end is not None else None,
@@ -61,6 +63,7 @@ class RecordFacts:
             "verdict": self.verdict,
             "match_id": self.match_id,
             "keys": list(self.keys),
+            "names": list(self.names),
             "writer_seat": self.writer_seat,
             "entries": self.entries,
             "how": self.how,
@@ -75,11 +78,13 @@ class RecordFacts:
     def parse(cls, data: dict[str, Any]) -> RecordFacts:
         """The facts :meth:`to_json` wrote (``KeyError``/``TypeError``/``ValueError`` if they are not)."""
         keys = data["keys"]
+        names = data["names"]
         points = data["points"]
         return cls(
             verdict=Verdict(str(data["verdict"])),
             match_id=_optional_str(data["match_id"]),
             keys=(_optional_str(keys[0]), _optional_str(keys[1])),
+            names=(_optional_str(names[0]), _optional_str(names[1])),
             writer_seat=_optional_int(data["writer_seat"]),
             entries=int(data["entries"]),
             how=_optional_str(data["how"]),

@@ -65,7 +65,22 @@ def render_table(history: History) -> list[str]:
         lines.append("  ".join(cells).rstrip())
         if index:
             lines.append("    last: " + match_words(history.opponents[index - 1].matches[-1]))
-    return lines
+    return lines + _shared_names(history)
+
+
+def _shared_names(history: History) -> list[str]:
+    """One line for each name more than one key goes by (anyone can send any name): the fingerprints beside
+    it tell them apart."""
+    keys: dict[str, list[str]] = {}
+    for opponent in history.opponents:
+        name = opponent.name or opponent.sent_name
+        if name is not None:
+            keys.setdefault(name.casefold(), []).append(name)
+    return [
+        f"Note: {len(names)} keys go by the name {names[0]!r}: they are told apart by fingerprint."
+        for names in keys.values()
+        if len(names) > 1
+    ]
 
 
 def render_ratings(history: History) -> list[str]:
