@@ -311,8 +311,8 @@ def test_an_unreachable_host_dials_the_guest_back_with_its_answer_code(router: R
             stderr=subprocess.PIPE,
             text=True,
         )
-        guest_lines = _lines_until(guest, "kka1:")
-        answer = guest_lines[-1].split("koikoi host screen: ")[1]
+        guest_lines = _lines_until(guest, "  kka1:")
+        answer = guest_lines[-1].strip()
         host.stdin.write(answer + "\n")
         host.stdin.flush()
         guest_err = guest.communicate(timeout=120)[1]

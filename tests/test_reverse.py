@@ -17,8 +17,8 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.app import netplay
-from p2p_koikoi.app.answer_back import AnswerBack
-from p2p_koikoi.app.dial_back import check_answer
+from p2p_koikoi.app.answer_back import SEND_BACK, AnswerBack
+from p2p_koikoi.app.dial_back import Pasted, check_answer
 from p2p_koikoi.app.netplay import HostOptions, JoinOptions, NetMatchResult, host_match, join_match
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.app.records import verify_paths
@@ -70,6 +70,20 @@ def test_the_host_says_which_pasted_lines_it_will_not_dial() -> None:
     assert "another host" in str(check_answer(str(vector["code"]), other, None))
     assert "only" in str(check_answer(str(vector["code"]), ours, other))
     assert isinstance(check_answer(str(vector["code"]), ours, guest), Answer)
+
+
+def test_a_code_wrapped_over_lines_is_joined_again() -> None:
+    code = str(VECTORS["valid"][1]["code"])
+    pasted = Pasted()
+    assert pasted.feed(code) == code  # whole: at once
+    assert pasted.feed(code[:20]) is None and pasted.held == code[:20]  # wrapped: held...
+    assert pasted.feed("   " + code[20:50] + "  ") is None
+    assert pasted.feed(code[50:]) == code  # ...until it passes its check
+    assert pasted.feed(code[:20]) is None
+    assert pasted.feed(code) == code  # a fresh code starts afresh
+    assert pasted.feed("hello") == "hello"  # not a code: checked at once, and refused there
+    assert pasted.feed("kka1:" + "a" * 600) == "kka1:" + "a" * 600  # too long to be incomplete
+    assert pasted.feed("") is None and not pasted.held
 
 
 def _closed_port() -> int:
@@ -124,16 +138,20 @@ async def test_a_whole_match_when_only_the_guest_can_be_reached(
     host_lines: list[str] = []
     guest_lines: list[str] = []
     results: dict[int, NetMatchResult] = {}
+    codes: list[str] = []
 
     async def read_pasted() -> str | None:
         return await pasted.receive()
 
     def guest_say(line: str) -> None:
         guest_lines.append(line)
-        found = re.search(r"screen: (kka1:\S+)", line)
+        found = re.fullmatch(r"  (kka1:\S+)", line)
         if found:
+            code = found.group(1)
+            codes.append(code)
             pasted_in.send_nowait("this is not a code")  # a slip first: said, and the host waits on
-            pasted_in.send_nowait(found.group(1))
+            pasted_in.send_nowait(code[:30])  # then the code as a wrapped screen gives it: in two lines
+            pasted_in.send_nowait("    " + code[30:])
 
     async def no(question: str) -> bool:
         return False
@@ -163,7 +181,9 @@ async def test_a_whole_match_when_only_the_guest_can_be_reached(
 
     assert results[0].ok and results[1].ok, (results, host_lines, guest_lines)
     assert any("refused" in line for line in guest_lines if line.startswith("Could not reach the host")), guest_lines
-    assert sum("kka1:" in line for line in guest_lines) == 1, guest_lines
+    assert sum(line.startswith("  kka1:") for line in guest_lines) == 1, guest_lines
+    assert guest_lines[guest_lines.index(f"  {codes[0]}") - 1] == SEND_BACK
+    assert any("incomplete: paste the rest" in line for line in host_lines), host_lines
     assert any(line.startswith("  Not an answer code") and "still waiting" in line for line in host_lines), host_lines
     assert any("paste it here" in line for line in host_lines), host_lines
     assert any("Dialling the guest back at 127.0.0.1:" in line for line in host_lines), host_lines

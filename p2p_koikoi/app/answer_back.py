@@ -27,7 +27,7 @@ from p2p_koikoi.net.portmap import Mapper
 from p2p_koikoi.net.reverse import await_host
 from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, dialable
 
-__all__ = ["ANSWER_WAIT", "AnswerBack", "Reached", "wait_for_host"]
+__all__ = ["ANSWER_WAIT", "SEND_BACK", "AnswerBack", "Reached", "say_answer", "wait_for_host"]
 
 ANSWER_WAIT = 600.0  # the host's player has ten minutes to paste the answer
 Say = Callable[[str], None]
@@ -55,9 +55,14 @@ class Reached:
     port: int
 
 
-def answer_line(code: str) -> str:
-    """The one line that tells the guest's player what to do with the code."""
-    return f"  Send this answer code to the host, to paste into its koikoi host screen: {code}"
+SEND_BACK = "  Send this answer code to the host, to paste into its koikoi host screen:"
+
+
+def say_answer(answer: Answer, say: Say) -> None:
+    """The line that tells the guest's player what to do, then the code on a line of its own, so a
+    terminal or the table wraps nothing but the code (the host's reader joins a wrapped code again)."""
+    say(SEND_BACK)
+    say(f"  {answer.format()}")
 
 
 async def wait_for_host(
@@ -76,7 +81,7 @@ async def wait_for_host(
         port = addresses[0].port
         listening.append(port)
         hosts = reachable_hosts(addresses, back.bind)[:MAX_ADDRESSES]
-        say(answer_line(Answer(tuple(hosts), port, ours, host).format()))
+        say_answer(Answer(tuple(hosts), port, ours, host), say)
         say(f"  (listening at {', '.join(str(Address(h, port)) for h in hosts)})")
         if back.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
             routers.append(Mapper(port))
@@ -110,5 +115,5 @@ async def _map_port(mapper: Mapper, hosts: list[str], port: int, ours: str, host
     if any(address not in hosts for address in opened):
         mapped = [*opened, *(h for h in hosts if h not in opened)][:MAX_ADDRESSES]
         say("  The router forwards the port now: send this answer code instead (it holds the public address):")
-        say(answer_line(Answer(tuple(mapped), port, ours, host).format()))
+        say_answer(Answer(tuple(mapped), port, ours, host), say)
     await mapper.keep()

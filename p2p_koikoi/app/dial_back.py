@@ -5,7 +5,8 @@ A guest that cannot reach the host listens and sends back an answer code (``kka1
 checked and dialled while the host keeps listening: whichever brings a guest in first, its own door
 or a dial back, seats it (:func:`first_of`). A line that is no answer code, one that answers another
 host's invite, or one whose guest cannot be reached either, is said in one line and the host waits on
-for the next: a slip at the keyboard never ends the host.
+for the next: a slip at the keyboard never ends the host. A code the guest's screen wrapped, copied
+with its line breaks, is joined again (:class:`Pasted`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TypeVar
 
 import trio
 
-from p2p_koikoi.net.answer import PREFIX, Answer, AnswerError
+from p2p_koikoi.net.answer import MAX_TEXT, PREFIX, Answer, AnswerError
 from p2p_koikoi.net.door import Conclusive, Refused
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.net.handshake import Greeting
@@ -23,7 +24,7 @@ from p2p_koikoi.net.reverse import dial_guest
 from p2p_koikoi.net.tcp import Address, CouldNotJoin
 from p2p_koikoi.wire import RemoteProtocolError
 
-__all__ = ["PASTE_HERE", "ReadLine", "first_of", "take_answers"]
+__all__ = ["PASTE_HERE", "Pasted", "ReadLine", "check_answer", "first_of", "incomplete", "take_answers"]
 
 T = TypeVar("T")
 ReadLine = Callable[[], Awaitable[str | None]]
@@ -33,6 +34,43 @@ PASTE_HERE = (
     f"If the guest cannot reach you, it sends back an answer code ({PREFIX}...): paste it here and press Enter."
 )
 _NOT_ADMITTED = (Refused, ConnectionLost, RemoteProtocolError, TimedOut, OSError, trio.BrokenResourceError)
+
+
+class Pasted:
+    """Pasted lines in, answer codes out: a code wrapped over several lines (the guest's screen wrapped
+    it, and the copy kept the breaks) is joined again. Whitespace is dropped; text that starts an answer
+    code but does not yet pass its check is held for the next line (:attr:`held`), unless that line
+    starts a code of its own. Sans-IO, so the rule is tested without a terminal."""
+
+    def __init__(self) -> None:
+        self.held = ""
+
+    def feed(self, line: str) -> str | None:
+        """The text to check now, or None while a code is still incomplete."""
+        text = "".join(line.split())
+        if not text:
+            return None
+        if text.lower().startswith(PREFIX) or not self.held:
+            self.held = ""
+        joined = self.held + text
+        if incomplete(joined):
+            self.held = joined
+            return None
+        self.held = ""
+        return joined
+
+
+def incomplete(text: str) -> bool:
+    """Whether ``text`` (whitespace and all) starts an answer code that does not yet pass its check and may
+    still grow into one: a code cut by a line break, whose rest is still to come."""
+    text = "".join(text.split())
+    if not text.lower().startswith(PREFIX) or len(text) >= MAX_TEXT:
+        return False
+    try:
+        Answer.parse(text)
+    except AnswerError as exc:
+        return "damaged" in str(exc)
+    return False
 
 
 def check_answer(line: str, ours: str, guest: str | None) -> Answer | str:
@@ -62,14 +100,18 @@ async def take_answers(
 ) -> tuple[FramedChannel, T, Answer]:
     """Dial each answer code pasted until a guest is admitted; its channel, what ``admit`` returned, and
     the answer (where to dial again after a drop). Runs until then, or forever once the input ended."""
+    pasted = Pasted()
     while True:
         line = await read()
         if line is None:
             await trio.sleep_forever()
         assert line is not None
-        if not line.strip():
+        text = pasted.feed(line)
+        if text is None:
+            if pasted.held:
+                say("  The answer code so far is incomplete: paste the rest of it (or the whole code again).")
             continue
-        checked = check_answer(line, ours, guest)
+        checked = check_answer(text, ours, guest)
         if isinstance(checked, str):
             say(f"  {checked[0].upper()}{checked[1:]}; still waiting.")
             continue

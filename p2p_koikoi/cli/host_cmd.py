@@ -74,7 +74,7 @@ def host(
             from p2p_koikoi.ui.terminal import run_at_table
 
             at_table = run_at_table(
-                lambda table: host_match(options, table.for_match, table.say, table.confirm, table.again),
+                lambda table: host_match(options, table.for_match, table.say, table.confirm, table.again, table.pasted),
                 rules=rules,
                 waiting="Waiting for a guest…",
             )

@@ -64,6 +64,7 @@ class TableState:
     after: tuple[str, ...] = ()  # under the end screen: why no other match follows (the opponent's no...)
     command: str = "koikoi"  # how to run this program again (see app.closing.koikoi_command)
     time_left: int | None = None  # seconds until the game moves for the person, under a turn limit
+    typed: str = ""  # an answer code being typed or pasted while the host waits (from its k on)
 
     def name(self, seat: int) -> str:
         return self.names[seat]
@@ -77,12 +78,17 @@ class TableState:
         return self.names[1 - self.seat]
 
 
+TYPED_SHOWN = 24
+
+
 def waiting_text(state: TableState) -> str | None:
     """What the screen is waiting for, for the spinner; None when it waits for the person."""
     if state.focus is not None or state.overlay is not None or state.round_end is not None or state.final:
         return None
     if state.leaving:
         return "Leaving the match…"
+    if state.typed:  # the tail, so the end of a long paste shows
+        return f"Answer code: …{state.typed[-TYPED_SHOWN:]}  (Enter once whole: dial it · Esc: clear)"
     if state.notice:
         return state.notice
     if state.outcome is not None or state.ended:

@@ -27,6 +27,7 @@ from rich.text import Text
 
 from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.coach import hint, pointless_koikoi
+from p2p_koikoi.app.dial_back import incomplete
 from p2p_koikoi.app.follow import follow
 from p2p_koikoi.app.player_labels import seen_opponent
 from p2p_koikoi.app.players import wait_for_interrupt
@@ -66,6 +67,7 @@ class _Leave:
     """What a decision answers when the person leaves instead."""
 
 
+_TYPED_MOST = 600  # longer than any answer code: what a paste gone wrong may fill, and no more
 _CLAIM_KEYS = {"c": ClaimChoice.CLAIM, "w": ClaimChoice.WAIT, "a": ClaimChoice.ADJOURN}
 
 
@@ -120,6 +122,7 @@ class TablePlayer:
         self._claim_text = ""
         self._time_limit: bool | None = None  # whether the match limits thinking (known at our first decision)
         self._countdown: Countdown | None = None  # the notice on show, when its seconds run (reconnecting)
+        self._typed_lines: trio.MemorySendChannel[str] | None = None  # while the host waits for a pasted line
         self._teller = Teller(self.state.log, self.state.names, seat)
         if rules is not None:
             self.set_rules(rules)
@@ -401,6 +404,35 @@ class TablePlayer:
         self._left_at_end = not yes
         return yes
 
+    async def pasted(self) -> str | None:
+        """A line typed or pasted while the host waits (a guest's answer code, ``kka1:...``): the keys from
+        a ``k`` on, up to Enter (Backspace and Esc edit it; ``q`` and ``?`` keep their meaning until a ``k``
+        starts the line; Enter ends it once a code is whole). Never None: the keyboard does not end while the
+        table is up."""
+        send, receive = trio.open_memory_channel[str](1)
+        self._typed_lines = send
+        try:
+            return await receive.receive()
+        finally:
+            self._typed_lines = None
+            self.state.typed = ""
+            self.redraw()
+
+    def _type(self, key: str) -> None:
+        """A key of the line being typed; Enter on a code cut short (a wrapped copy's line break) goes on
+        typing, so its next line joins it rather than being taken as keys of the table."""
+        state = self.state
+        if key == "enter" and self._typed_lines is not None and not incomplete(state.typed):
+            line, state.typed = state.typed, ""
+            with contextlib.suppress(trio.WouldBlock):
+                self._typed_lines.send_nowait(line)
+        elif key == "backspace":
+            state.typed = state.typed[:-1]
+        elif key == "esc":
+            state.typed = ""
+        elif len(key) == 1 and len(state.typed) < _TYPED_MOST:
+            state.typed += key
+
     def for_match(self, seat: int) -> TablePlayer:
         """The player of the connection's next match (``seat`` is ours): this table, cleared for it once the
         last one ended, that match's screen kept in :attr:`earlier` for the summary printed afterwards."""
@@ -428,6 +460,8 @@ class TablePlayer:
                 self._dismiss.set()
             elif key in ("enter", "space", "esc", "q") and self._dismiss is not None:
                 self._dismiss.set()
+        elif self._typed_lines is not None and (state.typed or key == "k"):
+            self._type(key)
         elif key == "q":
             self._push("quit", quit_box(self.state, self.in_match, adjourns=self._leaving_adjourns()))
         elif key == "?":
