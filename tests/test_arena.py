@@ -13,7 +13,7 @@ from p2p_koikoi.app import arena
 from p2p_koikoi.app.arena import ArenaRequestError, MatchStats, _ci95, _DiscardTally, play_arena_match, run_arena
 from p2p_koikoi.bots.greedy import GreedyAgent
 from p2p_koikoi.bots.registry import UnknownBotError
-from p2p_koikoi.engine import Card, Event, preset
+from p2p_koikoi.engine import Card, Event, EventKind, preset
 
 SHORT = preset("nintendo").with_option("rounds", "3")
 
@@ -130,14 +130,14 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], needle: str) -> N
 def test_a_discard_is_fed_when_the_other_seat_takes_it_before_the_discarder_plays_again() -> None:
     curtain, deer = Card.CHERRY_CURTAIN, Card.MAPLE_DEER
     tally = _DiscardTally()
-    play = Event("play", 0, curtain, 0)  # seat 0 throws the curtain away
-    tally(None, [play, Event("draw", 0, Card.PINE_PLAIN_1, 0)])  # type: ignore[arg-type]
-    tally(None, [Event("play", 1, Card.CHERRY_PLAIN_1, curtain.bit)])  # type: ignore[arg-type]
+    play = Event(EventKind.PLAY, 0, curtain, 0)  # seat 0 throws the curtain away
+    tally(None, [play, Event(EventKind.DRAW, 0, Card.PINE_PLAIN_1, 0)])  # type: ignore[arg-type]
+    tally(None, [Event(EventKind.PLAY, 1, Card.CHERRY_PLAIN_1, curtain.bit)])  # type: ignore[arg-type]
     # seat 1 throws the deer away, and takes it back itself with its draw: nothing fed
-    tally(None, [Event("play", 1, deer, 0), Event("draw", 1, Card.MAPLE_PLAIN_1, deer.bit)])  # type: ignore[arg-type]
+    tally(None, [Event(EventKind.PLAY, 1, deer, 0), Event(EventKind.DRAW, 1, Card.MAPLE_PLAIN_1, deer.bit)])  # type: ignore[arg-type]
     # seat 0 throws a ribbon away and plays again before anybody takes it
-    tally(None, [Event("play", 0, Card.PINE_RIBBON, 0), Event("play", 0, Card.PLUM_PLAIN_1, 0)])  # type: ignore[arg-type]
-    tally(None, [Event("play", 1, Card.PINE_PLAIN_2, Card.PINE_RIBBON.bit)])  # type: ignore[arg-type]
+    tally(None, [Event(EventKind.PLAY, 0, Card.PINE_RIBBON, 0), Event(EventKind.PLAY, 0, Card.PLUM_PLAIN_1, 0)])  # type: ignore[arg-type]
+    tally(None, [Event(EventKind.PLAY, 1, Card.PINE_PLAIN_2, Card.PINE_RIBBON.bit)])  # type: ignore[arg-type]
     bright, animal, ribbon = 0, 1, 2
     assert tally.counts[0][bright] == [1, 1]
     assert tally.counts[1][animal] == [1, 0]

@@ -8,6 +8,7 @@ import pytest
 
 from p2p_koikoi.record.reader import (
     Ending,
+    FileEnd,
     Header,
     Note,
     RecordError,
@@ -72,7 +73,7 @@ def test_a_file_cut_inside_a_frame_reads_up_to_its_last_whole_frame(cut: int) ->
     whole = record_bytes(entries[:9])
     record = read_record_bytes(record_bytes(entries)[: len(whole) + cut])
     assert not record.complete
-    assert record.ending.kind == "truncated" and "ends inside" in record.problem
+    assert record.ending.kind is FileEnd.TRUNCATED and "ends inside" in record.problem
     assert len(record.entries) == 9
 
 
@@ -82,18 +83,18 @@ def test_every_cut_of_a_record_reads_without_raising() -> None:
     header = len(record_bytes([]))
     for cut in range(header, len(data)):
         record = read_record_bytes(data[:cut])
-        assert record.complete == (record.ending.kind == "complete")
+        assert record.complete == (record.ending.kind is FileEnd.COMPLETE)
 
 
 def test_a_whole_frame_that_does_not_parse_ends_the_reading_as_corrupt() -> None:
     entries = honest().entries[:5]
     bad = encode_frame(pack(["entry", b"not an entry", bytes(64)]))
     record = read_record_bytes(record_bytes(entries) + bad + record_bytes(entries)[len(record_bytes([])) :])
-    assert record.ending.kind == "corrupt" and len(record.entries) == 5
+    assert record.ending.kind is FileEnd.CORRUPT and len(record.entries) == 5
     assert record.unreadable is not None and record.unreadable.data == b"not an entry"
     unknown = encode_frame(pack(["gossip", 1]))
     record = read_record_bytes(record_bytes(entries) + unknown)
-    assert record.ending.kind == "corrupt" and "unknown record frame" in record.problem
+    assert record.ending.kind is FileEnd.CORRUPT and "unknown record frame" in record.problem
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from p2p_koikoi.app.local_match import play_local_match
 from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.bots.base import MatchContext
-from p2p_koikoi.engine import CHANCE, Card, Deal, Event, Phase, Play, Round, RuleSet, parse_cards, preset
+from p2p_koikoi.engine import CHANCE, Card, Deal, Event, EventKind, Phase, Play, Round, RuleSet, parse_cards, preset
 from p2p_koikoi.ui.picker import Picker
 from p2p_koikoi.ui.render import render, screen_text
 from p2p_koikoi.ui.state import Overlay, RoundEnd, TableState, waiting_text
@@ -312,14 +312,13 @@ def test_the_log_tells_each_turn_on_one_line_from_our_side() -> None:
     log: list[str] = []
     teller = Teller(log, ("You", "Bot"), 0)
     pine, crane, pampas = Card.PINE_RIBBON, Card.PINE_CRANE, Card.PAMPAS_PLAIN_1
-    teller.move(Event("play", 1, pine, crane.bit))
-    teller.move(Event("draw", 1, pampas, 0, text="draws Pampas plain to the table"))
-    teller.move(Event("play", 0, Card.MAPLE_DEER, Card.MAPLE_PLAIN_1.bit))
-    teller.move(
-        Event("draw", 0, Card.IRIS_PLAIN_1, 0, text="draws Iris plain, which matches two table cards", choice=True)
-    )
-    teller.move(Event("capture", 0, Card.IRIS_PLAIN_1, Card.IRIS_BRIDGE.bit))
-    teller.move(Event("koikoi", 0))
+    teller.move(Event(EventKind.PLAY, 1, pine, crane.bit))
+    teller.move(Event(EventKind.DRAW, 1, pampas, 0, text="draws Pampas plain to the table"))
+    teller.move(Event(EventKind.PLAY, 0, Card.MAPLE_DEER, Card.MAPLE_PLAIN_1.bit))
+    matches_two = "draws Iris plain, which matches two table cards"
+    teller.move(Event(EventKind.DRAW, 0, Card.IRIS_PLAIN_1, 0, text=matches_two, choice=True))
+    teller.move(Event(EventKind.CAPTURE, 0, Card.IRIS_PLAIN_1, Card.IRIS_BRIDGE.bit))
+    teller.move(Event(EventKind.KOIKOI, 0))
     assert log == [
         "Bot plays Pine poem ribbon, takes Pine crane; draws Pampas plain.",
         "You play Maple deer, take Maple plain; draw Iris plain, which matches two; take Iris bridge.",

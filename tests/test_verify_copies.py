@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from p2p_koikoi.cli.main import app
 from p2p_koikoi.record.copies import Comparison, Copy, CopyComparison, Ruling, compare_copies
 from p2p_koikoi.record.verify import VerifyReport
+from p2p_koikoi.referee.events import Ending
 from p2p_koikoi.testing.copies import goodbye_after, owed_by
 from p2p_koikoi.wire import Entry, SignedEntry
 from p2p_koikoi.wire.bodies import GoodbyeBody
@@ -53,11 +54,11 @@ def chained(head: SignedEntry, old: SignedEntry, keys: Keys) -> SignedEntry:
 
 def claim(by: int, owed: int) -> Ruling:
     """A win claimed by ``by``: the other seat, which owed the next entry, was silent."""
-    return Ruling("silence", by, by, owed)
+    return Ruling(Ending.SILENCE, by, by, owed)
 
 
 def finished(winner: int) -> Ruling:
-    return Ruling("finished", winner)
+    return Ruling(Ending.FINISHED, winner)
 
 
 NONE = Ruling()  # a copy that names no ending

@@ -35,7 +35,20 @@ from p2p_koikoi.app.local_match import play_round
 from p2p_koikoi.bots.base import Agent, MatchContext
 from p2p_koikoi.bots.parallel import cores
 from p2p_koikoi.bots.registry import make_agent
-from p2p_koikoi.engine import AnyAction, Deal, Event, Kind, Match, MatchPhase, OutcomeKind, Round, RuleSet, Yaku
+from p2p_koikoi.engine import (
+    AnyAction,
+    Deal,
+    Event,
+    EventKind,
+    Kind,
+    Match,
+    MatchPhase,
+    OutcomeKind,
+    Round,
+    RuleSet,
+    Yaku,
+)
+from p2p_koikoi.engine.actions import TAKING
 
 __all__ = [
     "ArenaRequestError",
@@ -97,14 +110,14 @@ class _DiscardTally:
 
     def __call__(self, _rnd: Round, events: list[Event]) -> None:
         for event in events:
-            if event.kind == "play":
+            if event.kind is EventKind.PLAY:
                 self._open[event.seat].clear()  # the discarder plays again: its last discards were not fed
                 card = event.card
                 if card is not None and not event.captured and card.kind in _DISCARD_KINDS:
                     k = _DISCARD_KINDS.index(card.kind)
                     self.counts[event.seat][k][0] += 1
                     self._open[event.seat][int(card)] = k
-            if event.kind in ("play", "draw", "capture") and event.captured:
+            if event.kind in TAKING and event.captured:
                 for seat in (0, 1):
                     for waiting, k in list(self._open[seat].items()):
                         if event.captured >> waiting & 1:

@@ -23,6 +23,7 @@ from p2p_koikoi.record.identity_names import fingerprint as full_fingerprint
 from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.verify import Verdict, VerifyReport
 from p2p_koikoi.referee.events import Ending
+from p2p_koikoi.wire.bodies import EntryKind
 
 __all__ = ["Listed", "begun", "list_records", "recent_records", "resolve_record", "result_words", "resume_name"]
 
@@ -154,7 +155,7 @@ def begun(report: VerifyReport) -> bool:
     """Whether the match in a checked record began: the guest accepted the host's rules. One that never
     began (its guest left at the rules) is nobody's to resume: the host kept no record of it."""
     chain = report.chain
-    return len(chain) >= 2 and chain[1].entry.kind == "accept"
+    return len(chain) >= 2 and chain[1].entry.kind == EntryKind.ACCEPT
 
 
 def record_date(path: Path) -> str:

@@ -25,7 +25,7 @@ from p2p_koikoi.record.export import TranscriptBuilder, render_transcript
 from p2p_koikoi.record.format import SUFFIX
 from p2p_koikoi.record.reader import MAX_RECORD, RecordError, read_record_bytes
 from p2p_koikoi.record.transcript import TranscriptError
-from p2p_koikoi.record.verify import Verdict, VerifyReport, check_transcript, walk_record
+from p2p_koikoi.record.verify import ReportKind, Verdict, VerifyReport, check_transcript, walk_record
 from p2p_koikoi.referee.events import MatchVisitor
 
 __all__ = [
@@ -80,7 +80,7 @@ def verify_file(path: Path) -> VerifyReport:
     try:
         return read_match(path)
     except InputError as exc:
-        return VerifyReport(str(path), "unknown", Verdict.UNREADABLE, problem=str(exc))
+        return VerifyReport(str(path), ReportKind.UNKNOWN, Verdict.UNREADABLE, problem=str(exc))
 
 
 def expand_paths(paths: Sequence[Path]) -> list[Path]:

@@ -23,7 +23,7 @@ from p2p_koikoi.app.player_labels import labels
 from p2p_koikoi.app.players import told
 from p2p_koikoi.app.records import read_match
 from p2p_koikoi.app.words import how_auto_stop, how_match_ended, score_words
-from p2p_koikoi.engine import CHANCE, Card, Event, OutcomeKind, Round, RoundResult, RuleSet
+from p2p_koikoi.engine import CHANCE, Card, Event, EventKind, OutcomeKind, Round, RoundResult, RuleSet
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.record.format import SUFFIX, secret_path
 from p2p_koikoi.record.identity_names import fingerprint
@@ -31,7 +31,7 @@ from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.transcript import replay_round, start_round
 from p2p_koikoi.record.verify import VerifyReport
 from p2p_koikoi.referee.events import Ending, FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
-from p2p_koikoi.wire.bodies import MatchBody
+from p2p_koikoi.wire.bodies import EntryKind, MatchBody
 from p2p_koikoi.wire.sent_names import sent_names
 
 __all__ = ["Board", "Replay", "ReplayBuilder", "ReplayRound", "Step", "ending_told", "load_replay"]
@@ -208,9 +208,9 @@ def _event_lines(events: list[Event], names: tuple[str, str]) -> list[str]:
     out = []
     for event in events:
         who = names[event.seat] if event.seat in (0, 1) else ""
-        if event.kind == "round-over":
+        if event.kind is EventKind.ROUND_OVER:
             out.append(f"Round over: {event.text}.")
-        elif event.kind == "yaku":
+        elif event.kind is EventKind.YAKU:
             made = ", ".join(f"{y.yaku.display_name} {y.points}" for y in event.yaku)
             out.append(f"{who} makes {made} ({event.text.removeprefix('has ')}).")
         else:
@@ -263,7 +263,7 @@ def _sent_names(path: Path) -> tuple[str, str] | None:
     except (RecordError, OSError):
         return None
     sent = sent_names(entries)
-    if not entries or entries[0].entry.kind != "match":
+    if not entries or entries[0].entry.kind != EntryKind.MATCH:
         return None
     keys = MatchBody.from_list(entries[0].entry.body).keys
     try:

@@ -24,7 +24,7 @@ from p2p_koikoi.record.reader import Header, Record, RecordError, RecordVisitor,
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, Waiting
 from p2p_koikoi.wire import MAX_FRAME, LocalProtocolError, RemoteProtocolError, SignedEntry
-from p2p_koikoi.wire.bodies import MatchBody
+from p2p_koikoi.wire.bodies import EntryKind, MatchBody
 
 __all__ = ["CatchingUp", "ResumeError", "Unfinished", "find_unfinished", "restore_match", "tell_so_far"]
 
@@ -63,7 +63,7 @@ def _between(path: Path, my_key: bytes, peer_key: bytes) -> bool:
         return False
     seat, first, second = opening
     entry = first.entry
-    if entry.kind != "match" or second.entry.kind != "accept":
+    if entry.kind != EntryKind.MATCH or second.entry.kind != EntryKind.ACCEPT:
         return False
     body = entry.content
     assert isinstance(body, MatchBody)
@@ -143,7 +143,7 @@ def restore_match(path: Path, identity: Ed25519PrivateKey) -> Unfinished:
         raise ResumeError(str(exc)) from None
     if not record.entries:
         raise ResumeError(f"{path} holds no entries: there is nothing to resume")
-    if len(record.entries) < 2 or record.entries[1].entry.kind != "accept":
+    if len(record.entries) < 2 or record.entries[1].entry.kind != EntryKind.ACCEPT:
         raise ResumeError(
             f"the match in {path} never began (the rules were not accepted): there is nothing to resume;"
             " start a new one with koikoi join"

@@ -20,6 +20,7 @@ from p2p_koikoi.engine.errors import EngineError
 from p2p_koikoi.engine.yaku import Yaku, YakuScore
 
 __all__ = [
+    "TAKING",
     "Action",
     "AnyAction",
     "CallKoiKoi",
@@ -158,6 +159,10 @@ class EventKind(enum.StrEnum):
     EXCHANGE = "exchange"
     HAND_YAKU = "hand-yaku"
     ROUND_OVER = "round-over"
+
+
+TAKING = frozenset({EventKind.PLAY, EventKind.DRAW, EventKind.CAPTURE})
+"""The kinds of event that can take cards from the table (``Event.captured``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ from p2p_koikoi.net.door import Conclusive
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession
 from p2p_koikoi.wire import VERSION, Hello, RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire.bodies import EntryKind
 from p2p_koikoi.wire.frames import Frame, Resume, ResumeProof
 from p2p_koikoi.wire.keys import check_public_key
 from p2p_koikoi.wire.resume_proof import RESUME_DOMAIN, ResumeClaim, proof_bytes
@@ -126,7 +127,7 @@ async def resume_as_guest(
     await channel.send(_ours(session, nonce))
     try:
         theirs = await _next(channel, deadline)
-        if isinstance(theirs, SignedEntry) and theirs.entry.kind == "match":
+        if isinstance(theirs, SignedEntry) and theirs.entry.kind == EntryKind.MATCH:
             raise NoSuchMatch("no-match", "the host has no unfinished match with us: it offered a new one")
         if not isinstance(theirs, Resume):
             raise RemoteProtocolError("bad-frame", "the host did not answer with resume")
@@ -272,8 +273,8 @@ def _judge_crossing(session: MatchSession, theirs: ResumeClaim, at: int, branch:
     all_ours = all(e.entry.author == session.seat for e in entries[at:])
     all_theirs = all(e.entry.author == session.peer for e in branch)
     if same_prev and all_ours and all_theirs:
-        if ours.entry.kind == "goodbye" and len(entries) == at + 1:
+        if ours.entry.kind == EntryKind.GOODBYE and len(entries) == at + 1:
             return False  # our goodbye: the peer withdraws its entries and writes them again after it
-        if first.entry.kind == "goodbye" and len(branch) == 1 and ours.entry.kind != "goodbye":
+        if first.entry.kind == EntryKind.GOODBYE and len(branch) == 1 and ours.entry.kind != EntryKind.GOODBYE:
             return True  # the peer's goodbye: ours are withdrawn, and written again after it
     raise Fork(theirs, ours.digest, session.peer, at=at, theirs=first.digest)

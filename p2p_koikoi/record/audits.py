@@ -24,7 +24,7 @@ from p2p_koikoi.engine.rules import FirstDealer
 from p2p_koikoi.fairness import DealContext, FairnessError, Purpose, audit_transcript, parse_message
 from p2p_koikoi.fairness.watch import AuditedDeal
 from p2p_koikoi.wire import SignedEntry, match_id_of
-from p2p_koikoi.wire.bodies import DealBody, MatchBody, MoveBody
+from p2p_koikoi.wire.bodies import DealBody, EntryKind, MatchBody, MoveBody
 
 __all__ = ["AuditJob", "DealKey", "audit_deals", "audit_jobs", "run_audit"]
 
@@ -45,7 +45,7 @@ class AuditJob:
 
 def audit_jobs(entries: Sequence[SignedEntry]) -> list[AuditJob]:
     """Every deal of the record whose two secrets are out, ready to audit."""
-    if not entries or entries[0].entry.kind != "match":
+    if not entries or entries[0].entry.kind != EntryKind.MATCH:
         return []
     opening = entries[0].entry.content
     assert isinstance(opening, MatchBody)

@@ -35,13 +35,13 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from p2p_koikoi.referee.events import MatchEnd
+from p2p_koikoi.referee.events import Ending, MatchEnd
 from p2p_koikoi.wire import SignedEntry
-from p2p_koikoi.wire.bodies import GoodbyeBody
+from p2p_koikoi.wire.bodies import EntryKind, GoodbyeBody
 
 __all__ = ["Comparison", "Copy", "CopyComparison", "Ruling", "compare_copies", "describe_entry"]
 
-_NOT_ENDED = frozenset({"", "unfinished", "failed"})
+_NOT_ENDED = frozenset({None, Ending.UNFINISHED, Ending.FAILED})
 
 
 class Comparison(enum.StrEnum):
@@ -60,10 +60,10 @@ class Comparison(enum.StrEnum):
 class Ruling:
     """What one copy, verified alone, says of the match's end (from its :class:`MatchEnd`).
 
-    ``how`` is the ending's id (``""`` when the copy names none), ``seat`` the seat that ended it, ``owed``
+    ``how`` is the ending (None when the copy names none), ``seat`` the seat that ended it, ``owed``
     the seat that held the floor then, ``winner`` the seat the ending gives the match to."""
 
-    how: str = ""
+    how: Ending | None = None
     winner: int | None = None
     seat: int | None = None
     owed: int | None = None
@@ -72,7 +72,7 @@ class Ruling:
     def of(cls, end: MatchEnd | None) -> Ruling:
         if end is None:
             return cls()
-        return cls(str(end.how), end.winner, end.seat, end.owed)
+        return cls(end.how, end.winner, end.seat, end.owed)
 
     @property
     def ended(self) -> bool:
@@ -83,7 +83,7 @@ class Ruling:
     def claimed(self) -> bool:
         """A win by the other's silence, claimed by the seat that did not owe: a claim about time, which
         the accused refutes with an entry chained after it (``MatchEnd.claimed``)."""
-        return self.how == "silence" and self.seat is not None and self.seat != self.owed
+        return self.how == Ending.SILENCE and self.seat is not None and self.seat != self.owed
 
     @property
     def accused(self) -> int | None:
@@ -96,7 +96,7 @@ class Ruling:
         accusation), a proven violation, or a silence conceded by the seat that owed."""
         if self.winner is None:
             return False
-        return self.how in ("forfeit", "violation") or (self.how == "silence" and not self.claimed)
+        return self.how in (Ending.FORFEIT, Ending.VIOLATION) or (self.how == Ending.SILENCE and not self.claimed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +222,7 @@ def _crossing(copies: tuple[Copy, Copy], d: int) -> int | None:
     entry's place and withdrew its entry, as the rules say (SPEC.md section 6). None otherwise."""
     for g in (0, 1):
         goodbye, other = copies[g].entries[d].entry, copies[1 - g].entries[d].entry
-        if goodbye.kind != "goodbye" or other.author == goodbye.author or other.prev != goodbye.prev:
+        if goodbye.kind != EntryKind.GOODBYE or other.author == goodbye.author or other.prev != goodbye.prev:
             continue
         if any(e.entry.author == other.author for e in copies[g].entries[d + 1 :]):
             return g
@@ -293,7 +293,7 @@ def _prefix(copies: tuple[Copy, Copy], names: tuple[str, str]) -> CopyComparison
     if ruling.winner is not None and other is not None and ruling.winner != other:
         text = f"{head}; the shorter names {_winner_words(ruling.winner)}, but the match went on past its end"
         return CopyComparison(Comparison.PREFIX, cut, longer, (longer,), text, refuted_by=cut)
-    if ruling.how in ("adjourned", "abandoned"):
+    if ruling.how in (Ending.ADJOURNED, Ending.ABANDONED):
         head += f"; entry {cut} of the longer copy takes the match up again after the shorter's {ruling.how}"
     return CopyComparison(Comparison.PREFIX, cut, longer, (0, 1), head)
 

@@ -22,6 +22,7 @@ another protocol version (its first entry says which), raises :class:`RecordErro
 
 from __future__ import annotations
 
+import enum
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,18 +89,26 @@ class UnreadableEntry:
     error: str
 
 
+class FileEnd(enum.StrEnum):
+    """How a record file ends (a ``str``: its value is the word the reports print)."""
+
+    COMPLETE = "complete"
+    TRUNCATED = "truncated"  # inside a frame: a crash while writing
+    CORRUPT = "corrupt"  # a whole frame that does not parse
+
+
 @dataclass(frozen=True, slots=True)
 class Ending:
     """How the file ended: ``complete``, ``truncated`` (inside a frame: a crash while writing), or
     ``corrupt`` (a whole frame that does not parse). ``entries`` counts the entries read before."""
 
-    kind: str
+    kind: FileEnd
     entries: int
     problem: str = ""
 
     @property
     def complete(self) -> bool:
-        return self.kind == "complete"
+        return self.kind is FileEnd.COMPLETE
 
 
 class RecordVisitor(ABC, Generic[T]):
@@ -139,7 +148,7 @@ class Record:
     items: list[SignedEntry | Note] = field(default_factory=list)  # entries and notes in file order
     withdrawn: list[SignedEntry] = field(default_factory=list)  # entries a ``withdrawn`` note took back
     unreadable: UnreadableEntry | None = None
-    ending: Ending = field(default_factory=lambda: Ending("complete", 0))
+    ending: Ending = field(default_factory=lambda: Ending(FileEnd.COMPLETE, 0))
 
     @property
     def header(self) -> Header:
@@ -251,14 +260,14 @@ def visit_record_bytes(data: bytes, visitor: RecordVisitor[T], name: str = "the 
     while ending is None:
         body = frames.next()
         if body is None:
-            ending = Ending("complete", entries)
+            ending = Ending(FileEnd.COMPLETE, entries)
         elif isinstance(body, Ending):
             ending = Ending(body.kind, entries, body.problem)
         else:
             try:
                 entries, ending = _frame(visitor, body, entries, frames.count)
             except RemoteProtocolError as exc:
-                ending = Ending("corrupt", entries, f"frame {frames.count} does not parse: {exc}")
+                ending = Ending(FileEnd.CORRUPT, entries, f"frame {frames.count} does not parse: {exc}")
     visitor.end_record(ending)
     return visitor.result()
 
@@ -278,14 +287,16 @@ class _Frames:
             return None
         number = self.count + 1
         if len(data) - offset < _LENGTH:
-            return Ending("truncated", 0, f"the file ends inside the length of frame {number}")
+            return Ending(FileEnd.TRUNCATED, 0, f"the file ends inside the length of frame {number}")
         length = int.from_bytes(data[offset : offset + _LENGTH], "big")
         if not 0 < length <= MAX_FRAME:
-            return Ending("corrupt", 0, f"frame {number} announces {length} bytes (a frame holds 1 to {MAX_FRAME})")
+            return Ending(
+                FileEnd.CORRUPT, 0, f"frame {number} announces {length} bytes (a frame holds 1 to {MAX_FRAME})"
+            )
         end = offset + _LENGTH + length
         if end > len(data):
             have = len(data) - offset - _LENGTH
-            return Ending("truncated", 0, f"the file ends inside frame {number} ({have} of its {length} bytes)")
+            return Ending(FileEnd.TRUNCATED, 0, f"the file ends inside frame {number} ({have} of its {length} bytes)")
         self.offset = end
         self.count = number
         return data[offset + _LENGTH : end]
@@ -337,7 +348,7 @@ def _frame(visitor: RecordVisitor[T], body: bytes, entries: int, number: int) ->
             signed = SignedEntry.parse(value[1], value[2])
         except RemoteProtocolError as exc:
             visitor.visit_unreadable_entry(UnreadableEntry(entries, value[1], value[2], f"{exc.reason}: {exc}"))
-            return entries, Ending("corrupt", entries, f"entry {entries} (frame {number}) does not parse: {exc}")
+            return entries, Ending(FileEnd.CORRUPT, entries, f"entry {entries} (frame {number}) does not parse: {exc}")
         visitor.visit_entry(entries, signed)
         return entries + 1, None
     if value[0] == "note" and len(value) == 5:

@@ -49,6 +49,7 @@ from p2p_koikoi.engine import (
     first_dealer_by_draw,
     preset,
 )
+from p2p_koikoi.engine.actions import TAKING
 from p2p_koikoi.engine.cards import month_mask
 from p2p_koikoi.engine.rules import FirstDealer
 from p2p_koikoi.engine.yaku import Yaku
@@ -76,7 +77,8 @@ __all__ = [
 
 FORMAT = "koikoi-transcript/1"
 _LIGHTNING = Card.WILLOW_LIGHTNING
-_ENDINGS = (*(str(e) for e in Ending), "quit")  # "quit": transcripts of protocol version 1
+_QUIT = "quit"  # transcripts of protocol version 1 call a forfeit so
+_ENDINGS = (*(str(e) for e in Ending), _QUIT)
 
 
 class TranscriptError(Exception):
@@ -161,7 +163,7 @@ def round_json(rules: RuleSet, played: PlayedRound, redeals: Sequence[Deal] = ()
     for index, (seat, action, events, after) in enumerate(replay_round(rules, played)):
         final = after
         for event in events:
-            if event.kind in ("play", "draw", "capture") and event.captured and event.card is not None:
+            if event.kind in TAKING and event.captured and event.card is not None:
                 taken[event.seat] |= event.captured | event.card.bit
         if isinstance(action, Exchange):
             out["exchange"] = action.swap
@@ -393,18 +395,21 @@ class _Reader:
             said = ending.get("text") if isinstance(ending, dict) and ending.get("how") == "finished" else None
             self.visitor.end_match(MatchEnd(Ending.FINISHED, None, str(said or "the match was played out"), final))
             return
-        how, seat, text = "unfinished", None, "the transcript stops before the match ended"
+        word, seat, text = str(Ending.UNFINISHED), None, "the transcript stops before the match ended"
         if isinstance(ending, dict) and ending.get("how") in _ENDINGS:
-            how, text = str(ending["how"]), str(ending.get("text", ""))
+            word, text = str(ending["how"]), str(ending.get("text", ""))
             seat = ending.get("seat") if ending.get("seat") in (0, 1) else None
         result: MatchOutcome | None = None
-        if how in ("quit", "forfeit") and seat is not None:
-            how, result = "forfeit", match.forfeit(seat)
-        elif how in ("violation",) and seat is not None:
+        if word == _QUIT and seat is not None:  # version 1's word for a forfeit
+            word = str(Ending.FORFEIT)
+        how = Ending(word)
+        if how is Ending.FORFEIT and seat is not None:
+            result = match.forfeit(seat)
+        elif how is Ending.VIOLATION and seat is not None:
             result = match.forfeit(1 - seat)
-        elif how == "finished":
-            how = "unfinished"
-        self.visitor.end_match(MatchEnd(Ending(how), seat, text, result))
+        elif how is Ending.FINISHED:
+            how = Ending.UNFINISHED
+        self.visitor.end_match(MatchEnd(how, seat, text, result))
 
 
 class _Play:

@@ -52,7 +52,7 @@ from p2p_koikoi.record.audits import Mapper, audit_deals
 from p2p_koikoi.record.copies import Comparison, Copy, CopyComparison, Ruling, compare_copies
 from p2p_koikoi.record.format import withdrawn_place
 from p2p_koikoi.record.identity_names import short_fingerprint
-from p2p_koikoi.record.reader import Ending, Header, Note, Record, RecordVisitor, UnreadableEntry
+from p2p_koikoi.record.reader import Ending, FileEnd, Header, Note, Record, RecordVisitor, UnreadableEntry
 from p2p_koikoi.record.transcript import read_transcript
 from p2p_koikoi.referee import Referee, SpectatorKnowledge, Stage
 from p2p_koikoi.referee.endings import Accusation
@@ -75,12 +75,21 @@ __all__ = [
     "CopyCheck",
     "MatchSummary",
     "NoteCheck",
+    "ReportKind",
     "RoundSummary",
     "Verdict",
     "VerifyReport",
     "check_transcript",
     "walk_record",
 ]
+
+
+class ReportKind(enum.StrEnum):
+    """What a checked file was (a ``str``, so the JSON report prints the member's value)."""
+
+    RECORD = "record"
+    TRANSCRIPT = "transcript"
+    UNKNOWN = "unknown"  # it could not be read as either
 
 
 class Verdict(enum.StrEnum):
@@ -183,7 +192,7 @@ class VerifyReport:
     """What checking one file found."""
 
     path: str
-    kind: str  # "record" or "transcript"
+    kind: ReportKind
     verdict: Verdict
     entries: int = 0
     complete: bool = True
@@ -208,7 +217,7 @@ class VerifyReport:
         """Another copy of this match (the host's and the guest's, or an older one): compared entry by entry
         (``copies.py``); a copy whose ruling does not stand against the other fails with the finding (``fork``,
         ``refuted``) or is disputed (``disputed-copies``), unless it failed earlier on its own."""
-        if self.kind != "record" or other.kind != "record" or self.path == other.path:
+        if self.kind is not ReportKind.RECORD or other.kind is not ReportKind.RECORD or self.path == other.path:
             return
         if self.match_id is None or self.match_id != other.match_id:
             return
@@ -253,7 +262,7 @@ class VerifyReport:
             "kind": self.kind,
             "verdict": self.verdict,
             "ok": self.ok,
-            "signed": self.kind == "record",
+            "signed": self.kind is ReportKind.RECORD,
             "entries": self.entries,
             "complete": self.complete,
             "rules": self.rules,
@@ -361,7 +370,7 @@ class _Walk(RecordVisitor[None]):
         self.header: Header | None = None
         self.notes: list[Note] = []
         self.unreadable: UnreadableEntry | None = None
-        self.ending = Ending("complete", 0)
+        self.ending = Ending(FileEnd.COMPLETE, 0)
 
     def begin_record(self, header: Header) -> None:
         self.header = header
@@ -393,7 +402,7 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
     referee = Referee(SpectatorKnowledge(audited), fanout)
     walk = _Walk(referee)
     record.accept(walk)
-    report = VerifyReport(str(record.path), "record", Verdict.VERIFIED, entries=len(record.entries))
+    report = VerifyReport(str(record.path), ReportKind.RECORD, Verdict.VERIFIED, entries=len(record.entries))
     report.complete = walk.ending.complete
     report.problem = walk.ending.problem
     report.writer_seat = walk.header.writer_seat if walk.header is not None else None
@@ -407,7 +416,7 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
             referee.record_fault(finding)
         else:
             report.warnings.append(f"after the match ended: {walk.ending.problem}")
-    elif walk.ending.kind == "corrupt" and finding is None and ended is None:
+    elif walk.ending.kind is FileEnd.CORRUPT and finding is None and ended is None:
         # A whole frame that does not parse is damage, not a crash: a crash only cuts the last frame short.
         finding = Finding(len(record.entries), "corrupt-frame", walk.ending.problem, None)
         referee.record_fault(finding)
@@ -455,7 +464,7 @@ def check_transcript(data: Any, name: str, visitor: MatchVisitor | None = None) 
     """
     summary = MatchSummary()
     fanout = MatchFanout([summary, *([visitor] if visitor is not None else [])])
-    report = VerifyReport(name, "transcript", Verdict.CONSISTENT, entries=0)
+    report = VerifyReport(name, ReportKind.TRANSCRIPT, Verdict.CONSISTENT, entries=0)
     try:
         read_transcript(data, fanout)
     except Rejected as exc:
@@ -464,11 +473,11 @@ def check_transcript(data: Any, name: str, visitor: MatchVisitor | None = None) 
     summary.fill(report)
     end = report.ending
     if report.verdict is Verdict.CONSISTENT and end is not None:
-        if end.how == "violation":
+        if end.how is MatchEnding.VIOLATION:
             report.verdict = Verdict.DISPUTED
             text = f"the transcript says seat {end.seat} ended the match accusing the other: {end.text}"
             report.finding = Finding(None, "unconfirmed:violation", text, None, where="the ending")
-        elif end.how in ("unfinished", "failed"):
+        elif end.how in (MatchEnding.UNFINISHED, MatchEnding.FAILED):
             report.verdict = Verdict.INCOMPLETE
             text = f"the transcript stops before the match ended ({end.text})"
             report.finding = Finding(None, "incomplete", text, None, where="the ending")

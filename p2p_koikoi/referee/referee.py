@@ -106,6 +106,7 @@ from p2p_koikoi.wire.bodies import (
     Body,
     DealBody,
     DeclineBody,
+    EntryKind,
     GoodbyeBody,
     HereBody,
     HikiReply,
@@ -318,7 +319,7 @@ class Referee:
         return (
             finding is not None
             and self.end is None
-            and entry.kind == "goodbye"
+            and entry.kind == EntryKind.GOODBYE
             and entry.author != finding.blame
             and entry.seq == len(self.entries)
         )
@@ -355,7 +356,7 @@ class Referee:
     def _open_match(self, signed: SignedEntry) -> None:
         """Entry 0 brings the keys everything else is checked against; it must sign itself."""
         entry = signed.entry
-        if entry.kind != "match" or entry.seq != 0 or entry.author != 0:
+        if entry.kind != EntryKind.MATCH or entry.seq != 0 or entry.author != 0:
             _fail(0, "not-a-match", "entry 0 is not the host's match entry", self._integrity_blame(0))
         match_body = MatchBody.from_list(entry.body)
         keys, nonces = match_body.keys, match_body.nonces

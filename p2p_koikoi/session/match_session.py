@@ -83,6 +83,7 @@ from p2p_koikoi.wire.bodies import (
     Body,
     DealBody,
     DeclineBody,
+    EntryKind,
     GoodbyeBody,
     HereBody,
     HikiReply,
@@ -380,7 +381,7 @@ class MatchSession:
         back live: the next entry lifts the adjournment. A claim of our silence is answered at once; our own
         claim waits for the peer's answer.
         """
-        if not entries or entries[0].entry.kind != "match":
+        if not entries or entries[0].entry.kind != EntryKind.MATCH:
             raise LocalProtocolError("restore", "a record starts with the match entry")
         opening = MatchBody.from_list(entries[0].entry.body)
         keys = opening.keys
@@ -502,9 +503,9 @@ class MatchSession:
         if ours.entry.author != self.seat or ours.entry.prev != signed.entry.prev:
             return False
         signed.verify(self.keys[self.peer])
-        if ours.entry.kind == "goodbye":
+        if ours.entry.kind == EntryKind.GOODBYE:
             return True  # the peer wrote this before it saw our goodbye: it withdraws it
-        if signed.entry.kind != "goodbye" or any(e.entry.author != self.seat for e in entries[place:]):
+        if signed.entry.kind != EntryKind.GOODBYE or any(e.entry.author != self.seat for e in entries[place:]):
             return False
         withdrawn = entries[place:]
         self._rebuild(entries[:place])
@@ -540,7 +541,11 @@ class MatchSession:
         if self._replaying:
             return  # our answer, if we gave one, is the next entry of the record being replayed
         last = self.referee.entries[-1].entry
-        if last.kind == "goodbye" and self.waiting in (Waiting.MOVE, Waiting.ACCEPT) and self.referee.may_object():
+        if (
+            last.kind == EntryKind.GOODBYE
+            and self.waiting in (Waiting.MOVE, Waiting.ACCEPT)
+            and self.referee.may_object()
+        ):
             self._write_body(HereBody("I am here: my player is still deciding"))
 
     def _rebuild(self, entries: Sequence[SignedEntry]) -> None:
@@ -633,7 +638,7 @@ class MatchSession:
     def _tell_players(self) -> None:
         """Once the guest has accepted, the player learns who sits where: the keys and the names sent."""
         entries = self.referee.entries
-        if self._told_players or len(entries) < 2 or entries[1].entry.kind != "accept":
+        if self._told_players or len(entries) < 2 or entries[1].entry.kind != EntryKind.ACCEPT:
             return
         self._told_players = True
         self.events.append(Players(self.keys, self.names))

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2p_koikoi.record.audits import audit_deals
 from p2p_koikoi.referee import Claim, Referee, SpectatorKnowledge
 from p2p_koikoi.wire import SignedEntry
-from p2p_koikoi.wire.bodies import GoodbyeBody
+from p2p_koikoi.wire.bodies import EntryKind, GoodbyeBody
 
 __all__ = ["cut_copy", "goodbye_after", "owed_by"]
 
@@ -26,7 +26,7 @@ def owed_by(entries: Sequence[SignedEntry], seat: int, *, then: int | None = Non
     for index in range(len(entries) - 1, 0, -1):
         entry = entries[index].entry
         later = {e.entry.author for e in entries[index + 1 :]}
-        if entry.author == seat and entry.kind in ("move", "deal") and (then is None or then in later):
+        if entry.author == seat and entry.kind in (EntryKind.MOVE, EntryKind.DEAL) and (then is None or then in later):
             return index
     raise LookupError(f"seat {seat} owes nothing in this chain")
 

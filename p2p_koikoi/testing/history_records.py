@@ -25,6 +25,7 @@ from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, Waiting
 from p2p_koikoi.testing import copies
 from p2p_koikoi.testing.sessions import SessionPair, decide, deterministic_entropy
 from p2p_koikoi.wire import SignedEntry, encode_frame, public_bytes
+from p2p_koikoi.wire.bodies import EntryKind
 from p2p_koikoi.wire.codec import pack
 
 __all__ = [
@@ -64,7 +65,7 @@ class MatchPlan:
 
 
 def _guest_owes_its_second_move(guest: MatchSession) -> bool:
-    moves = sum(1 for e in guest.chain.entries if e.entry.kind == "move" and e.entry.author == 1)
+    moves = sum(1 for e in guest.chain.entries if e.entry.kind == EntryKind.MOVE and e.entry.author == 1)
     return moves >= 1 and guest.waiting is Waiting.MOVE and guest.referee.stage is Stage.PLAY
 
 

@@ -12,7 +12,7 @@ from p2p_koikoi.app.replay import ending_told
 from p2p_koikoi.app.words import count, how_match_ended, reason_words, score_words
 from p2p_koikoi.record.format import withdrawn_place
 from p2p_koikoi.record.identity_names import short_fingerprint
-from p2p_koikoi.record.verify import Verdict, VerifyReport
+from p2p_koikoi.record.verify import ReportKind, Verdict, VerifyReport
 from p2p_koikoi.referee.events import Ending
 from p2p_koikoi.referee.findings import Finding, blame_words
 
@@ -53,7 +53,7 @@ def _lines(report: VerifyReport) -> list[str]:
     if report.verdict is Verdict.UNREADABLE:
         return [f"{label}: {report.problem}"]
     rules = report.rules or "rules unknown"
-    what = f"{rules}, {report.entries} entries" if report.kind == "record" else f"{rules}, a transcript"
+    what = f"{rules}, {report.entries} entries" if report.kind is ReportKind.RECORD else f"{rules}, a transcript"
     lines = [f"{label}: {report.path} ({what})"]
     if any(report.keys):
         lines.append(f"  players: {_players(report)}")
@@ -61,7 +61,7 @@ def _lines(report: VerifyReport) -> list[str]:
     if finding is not None:  # a ``kind:detail`` id (``audit:RULE``, ``illegal-move:RULE``) in words
         lines.append(f"  {finding_words(finding)}")
     end = report.ending
-    if end is not None and end.how != "failed":
+    if end is not None and end.how is not Ending.FAILED:
         lines.append(f"  ending: {_ending(report)}")
     outcome = end.outcome if end is not None else None
     if outcome is not None:
@@ -120,23 +120,21 @@ def _ending(report: VerifyReport) -> str:
     end = report.ending
     assert end is not None
     who = ROLE[end.seat] if end.seat is not None else "a player"
-    how, text = str(end.how), reason_words(end.text)
-    if how == "finished" and report.kind == "transcript":
+    text = reason_words(end.text)
+    if end.how is Ending.FINISHED and report.kind is ReportKind.TRANSCRIPT:
         return "the match was played out"
-    resume = f"{koikoi_command()} resume {shlex.quote(report.path)}" if report.kind == "record" else ""
+    resume = f"{koikoi_command()} resume {shlex.quote(report.path)}" if report.kind is ReportKind.RECORD else ""
     told = ending_told(end, ROLE, resume)
     if told is not None:
         return told
     return {
-        "finished": "the match was played out and both players said goodbye",
-        "declined": "the guest declined the rules",
-        "forfeit": f"{who} left the match and forfeited it ({text})",
-        "quit": f"{who} left the match ({text})",
-        "abandoned": f"{who} ended it: the other player was gone; nobody won, and it can be resumed ({text})",
-        "peer-gone": f"{who} ended it: the other player was gone ({text})",
-        "violation": f"{who} ended it, accusing the other: {text}",
-        "disputed": f"{who} accused the other of something the record cannot decide: {text}",
-    }.get(how, text)
+        Ending.FINISHED: "the match was played out and both players said goodbye",
+        Ending.DECLINED: "the guest declined the rules",
+        Ending.FORFEIT: f"{who} left the match and forfeited it ({text})",
+        Ending.ABANDONED: f"{who} ended it: the other player was gone; nobody won, and it can be resumed ({text})",
+        Ending.VIOLATION: f"{who} ended it, accusing the other: {text}",
+        Ending.DISPUTED: f"{who} accused the other of something the record cannot decide: {text}",
+    }.get(end.how, text)
 
 
 def render_json(reports: Sequence[VerifyReport]) -> str:
