@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from p2p_koikoi.net.rematch import Verdict
 from p2p_koikoi.testing.processes import KOIKOI, free_port, koikoi_env, wait_listening
 from tests.test_ui_tmux import Pane, Seen, first_taking_card
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed: the table is driven in it")
 
 OFFERED = "r: play again"  # the end screen's key for another match
 NEXT = "both wanted another"  # the log's first line in a match after the first on a connection
