@@ -31,7 +31,7 @@ from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.cli.netopts import print_result
 from p2p_koikoi.engine import MatchOutcome, Termination
 from p2p_koikoi.net.runner import ClaimChoice, Claiming, MatchReport
-from p2p_koikoi.record.verify import VerifyReport
+from p2p_koikoi.record.verify import ReportKind, Verdict, VerifyReport
 from p2p_koikoi.referee.events import Ending, MatchEnd
 from p2p_koikoi.session.events import MatchOver, PeerLeft
 from p2p_koikoi.session.match_session import SessionEnd, Waiting
@@ -79,7 +79,9 @@ def _adjourned(seat: int) -> MatchEnd:
 
 
 def _report(end: MatchEnd, writer: int = 0, path: str = "/r/m-host.koikoi") -> VerifyReport:
-    return VerifyReport(path, "record", "verified", entries=30, rules="nintendo", writer_seat=writer, ending=end)
+    return VerifyReport(
+        path, ReportKind.RECORD, Verdict.VERIFIED, entries=30, rules="nintendo", writer_seat=writer, ending=end
+    )
 
 
 def test_the_third_person_in_verify_and_replay() -> None:
