@@ -9,9 +9,10 @@ from collections.abc import Callable
 
 import trio
 
+from p2p_koikoi.app.narrator import DECISIONS, Person, for_you, says
 from p2p_koikoi.app.words import count, how_match_ended, how_round_ended, reason_words, score_words
 from p2p_koikoi.bots.base import Agent, MatchContext
-from p2p_koikoi.engine import AnyAction, Event, EventKind, Exchange, Round, RuleSet, Termination, cards_of
+from p2p_koikoi.engine import AnyAction, EventKind, Round, RuleSet, Termination
 from p2p_koikoi.session.events import (
     ClaimedAgainst,
     Failed,
@@ -26,65 +27,13 @@ from p2p_koikoi.session.events import (
 )
 
 __all__ = [
-    "DECISIONS",
     "BotPlayer",
     "claim_words",
     "event_lines",
     "left_words",
     "outcome_words",
-    "played_for_you",
-    "told",
     "wait_for_interrupt",
 ]
-
-
-_SECOND_PERSON = {
-    "plays": "play",
-    "draws": "draw",
-    "takes": "take",
-    "calls": "call",
-    "has": "have",
-    "shows": "show",
-    "exchanges": "exchange",
-    "keeps": "keep",
-}
-
-
-def told(subject: str, text: str) -> str:
-    """``You plays X, takes Y`` reads ``You play X, take Y``: the engine tells moves in the third person,
-    so every verb that opens a clause turns to the second person for our own seat."""
-    if subject != "You":
-        return f"{subject} {text}"
-    clauses = []
-    for clause in text.split(", "):
-        verb, _, rest = clause.partition(" ")
-        clauses.append(f"{_SECOND_PERSON.get(verb, verb)} {rest}".rstrip())
-    return f"{subject} {', '.join(clauses)}"
-
-
-# The events that tell a decision of a seat's (what the turn limit may make for it).
-DECISIONS = frozenset({EventKind.PLAY, EventKind.CAPTURE, EventKind.KOIKOI, EventKind.STOP, EventKind.EXCHANGE})
-
-
-def played_for_you(move: Event) -> str:
-    """Our own move that the game made when the turn limit ran out, told as such (never as
-    ``You play ...``, which would read as if the person had chosen it)."""
-    card = move.card.display_name if move.card is not None else ""
-    if move.kind is EventKind.PLAY:
-        taken = ", ".join(c.display_name for c in cards_of(move.captured))
-        what = f"played {card} for you" + (f", taking {taken}" if taken else ", to the table")
-    elif move.kind is EventKind.CAPTURE and move.captured:
-        what = f"took {next(cards_of(move.captured)).display_name} for you"
-    elif move.kind is EventKind.KOIKOI:
-        what = "called Koi-Koi for you"
-    elif move.kind is EventKind.STOP:
-        what = "called Shōbu for you"
-    elif move.kind is EventKind.EXCHANGE:
-        swapped = isinstance(move.action, Exchange) and move.action.swap
-        what = "exchanged hands for you" if swapped else "kept the hands for you"
-    else:
-        what = f"chose for you: {move.text}"
-    return f"Time's up: the game {what}."
 
 
 def _cap(text: str) -> str:
@@ -180,15 +129,14 @@ def event_lines(
                     if e.kind is EventKind.HAND_YAKU and not e.yaku:
                         continue
                     if timed_out and e.seat == seat and e.kind in DECISIONS:
-                        out.append(played_for_you(e))
+                        out.append(for_you(e))
                         timed_out = False
                     elif e.kind is EventKind.ROUND_OVER:
                         out.append(f"Round over: {e.text}.")
-                    elif e.kind is EventKind.YAKU:
-                        made = ", ".join(f"{y.yaku.display_name} {count(y.points, 'point')}" for y in e.yaku)
-                        out.append(f"{who(e.seat)} {'have' if e.seat == seat else 'has'} {made}.")
+                    elif e.seat in (0, 1):
+                        out.append(f"{who(e.seat)} {says(e, Person.YOU if e.seat == seat else Person.THEY)}.")
                     else:
-                        out.append(f"{told(who(e.seat), e.text)}." if e.seat in (0, 1) else f"{e.text}.")
+                        out.append(f"{says(e)}.")
             case RoundScored(result=result):
                 score = result.score
                 if score is None or result.outcome.winner is None:

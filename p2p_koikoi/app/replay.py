@@ -19,8 +19,8 @@ from pathlib import Path
 from p2p_koikoi.app.call_names import CallNames
 from p2p_koikoi.app.closing import koikoi_command
 from p2p_koikoi.app.identity import IdentityError
+from p2p_koikoi.app.narrator import Person, says, verb
 from p2p_koikoi.app.player_labels import labels
-from p2p_koikoi.app.players import told
 from p2p_koikoi.app.records import read_match
 from p2p_koikoi.app.words import how_auto_stop, how_match_ended, score_words
 from p2p_koikoi.engine import CHANCE, Card, Event, EventKind, OutcomeKind, Round, RoundResult, RuleSet
@@ -208,13 +208,14 @@ def _event_lines(events: list[Event], names: tuple[str, str]) -> list[str]:
     out = []
     for event in events:
         who = names[event.seat] if event.seat in (0, 1) else ""
+        person = Person.YOU if who == "You" else Person.THEY  # our own practice record is told to us
         if event.kind is EventKind.ROUND_OVER:
             out.append(f"Round over: {event.text}.")
         elif event.kind is EventKind.YAKU:
             made = ", ".join(f"{y.yaku.display_name} {y.points}" for y in event.yaku)
-            out.append(f"{who} makes {made} ({event.text.removeprefix('has ')}).")
+            out.append(f"{who} {verb('make', person)} {made} (yaku worth {event.count}).")
         else:
-            out.append(f"{who} {event.text}.".strip())
+            out.append(f"{who} {says(event, person)}.".strip())
     return out
 
 
@@ -312,9 +313,8 @@ _YOU = re.compile(r"\bYou (" + "|".join(_VERBS) + r")\b")
 
 
 def _as_you(text: str) -> str:
-    """``You plays X, takes Y`` reads ``You play X, take Y``: the replay's lines are in the third person."""
-    if text.startswith("You "):
-        text = told("You", text[4:])
+    """``You deals`` reads ``You deal``: the replay's own lines name the seats in the third person (its moves
+    are told to "You" by the narrator already)."""
     return _YOU.sub(lambda m: "You " + _VERBS[m.group(1)], text)
 
 

@@ -170,8 +170,10 @@ class Event:
     """Something that happened, in words a UI can show and fields a program can read.
 
     The fields say what the words say, so no layer above reads the words back: ``action`` is the action
-    that caused it where one did (an exchange's ``Exchange`` says whether the hands were swapped), and
-    ``choice`` marks a drawn card that matches two table cards and waits for its player's choice.
+    that caused it where one did (an exchange's ``Exchange`` says whether the hands were swapped),
+    ``choice`` marks a drawn card that matches two table cards and waits for its player's choice, ``count``
+    is the number the words carry (a Koi-Koi's: which call of its seat's it is; a yaku's: what the seat's
+    yaku are worth). ``p2p_koikoi.app.narrator`` tells an event from these fields alone.
     """
 
     kind: EventKind
@@ -182,3 +184,4 @@ class Event:
     text: str = ""
     action: AnyAction | None = None
     choice: bool = False
+    count: int = 0

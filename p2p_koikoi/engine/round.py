@@ -575,7 +575,11 @@ class Round:
         rose = total > self._baseline[seat] if table.rise else bool(bits & ~self._baseline_bits[seat])
         if rose:
             if events is not None:
-                events.append(Event(EventKind.YAKU, seat, yaku=tuple(self.yaku(seat)), text=f"has yaku worth {total}"))
+                events.append(
+                    Event(
+                        EventKind.YAKU, seat, yaku=tuple(self.yaku(seat)), text=f"has yaku worth {total}", count=total
+                    )
+                )
             if table.stop_after_call and (self.calls[0] or self.calls[1]):
                 self._finish(OutcomeKind.AUTO_STOP, seat, next_dealer=seat, counts=True)
                 self._over_event("the first yaku after a Koi-Koi ends the round", events)
@@ -632,7 +636,13 @@ class Round:
         self._baseline_bits[seat] = bits
         if events is not None:
             events.append(
-                Event(EventKind.KOIKOI, seat, text=f"calls Koi-Koi ({self.calls[seat]})", action=CallKoiKoi())
+                Event(
+                    EventKind.KOIKOI,
+                    seat,
+                    text=f"calls Koi-Koi ({self.calls[seat]})",
+                    action=CallKoiKoi(),
+                    count=self.calls[seat],
+                )
             )
         self._next_turn(seat, events)
 
