@@ -206,3 +206,20 @@ async def test_a_rematch_frame_in_the_middle_of_a_match_is_bad_bytes_not_a_secon
     assert report.ended_by is SessionEnd.DECLINED, report
     assert "rematch frame in the middle of the match" in report.text, report.text
     assert len(session.chain.entries) == 2  # the match entry and the decline written for the gone guest
+
+
+async def test_our_no_stands_when_the_peer_closes_as_soon_as_it_reads_it(autojump_clock) -> None:
+    """A peer that reads our no and parts at once: its EOF may reach our reader before our own task has
+    wound up; the no we sent is still what ended it, never a lost connection. Trio runs ready tasks in a
+    random order, so the two orders are both met over twenty rounds."""
+    for _ in range(20):
+        host, guest = _channels()
+
+        async def parts_on_our_no(channel: FramedChannel = host) -> None:
+            frame = await channel.receive()
+            assert isinstance(frame, Rematch) and frame.answer is Answer.NO
+            await channel.close()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(parts_on_our_no)
+            assert await agree(guest, MATCH, _says(False)) is Verdict.WE_DECLINED

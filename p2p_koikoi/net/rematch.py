@@ -103,7 +103,8 @@ async def agree(
         try:
             await _theirs()
         except (ConnectionLost, RemoteProtocolError) as exc:  # raised below, not as a group out of the nursery
-            errors.append(exc)
+            if not done.is_set():  # once it is settled (our no sent), a peer that parts at once changes nothing
+                errors.append(exc)
             done.set()
 
     async def _theirs() -> None:
@@ -118,14 +119,13 @@ async def agree(
         if follow is not None:
             raise RemoteProtocolError("bad-frame", "a second answer about another match")
 
-    verdict = Verdict.TIMED_OUT
     with trio.move_on_after(wait):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(ours)
             nursery.start_soon(theirs)
             await done.wait()
             nursery.cancel_scope.cancel()
-        verdict = _verdict(answers)
+    verdict = _verdict(answers) if done.is_set() else Verdict.TIMED_OUT  # settled just as time ran out: settled
     if errors and isinstance(errors[0], ConnectionLost):
         return Verdict.LOST
     if errors:
