@@ -208,12 +208,15 @@ async def test_a_rematch_frame_in_the_middle_of_a_match_is_bad_bytes_not_a_secon
     assert len(session.chain.entries) == 2  # the match entry and the decline written for the gone guest
 
 
-async def test_our_no_stands_when_the_peer_closes_as_soon_as_it_reads_it(autojump_clock) -> None:
+@pytest.mark.parametrize("pair", [trio.testing.memory_stream_pair, trio.testing.lockstep_stream_pair])
+async def test_our_no_stands_when_the_peer_closes_as_soon_as_it_reads_it(autojump_clock, pair) -> None:
     """A peer that reads our no and parts at once: its EOF may reach our reader before our own task has
-    wound up; the no we sent is still what ended it, never a lost connection. Trio runs ready tasks in a
-    random order, so the two orders are both met over twenty rounds."""
+    wound up, even before our send returned (the lockstep pair's send returns only once the peer read it);
+    the no we sent is still what ended it, never a lost connection. Trio runs ready tasks in a random
+    order, so the orders are met over twenty rounds."""
     for _ in range(20):
-        host, guest = _channels()
+        ends = pair()
+        host, guest = FramedChannel(ends[0]), FramedChannel(ends[1])
 
         async def parts_on_our_no(channel: FramedChannel = host) -> None:
             frame = await channel.receive()

@@ -126,6 +126,8 @@ async def agree(
             await done.wait()
             nursery.cancel_scope.cancel()
     verdict = _verdict(answers) if done.is_set() else Verdict.TIMED_OUT  # settled just as time ran out: settled
+    if answers.get("ours") is Answer.NO:  # our no is the last word, whatever the peer did while it went out
+        return Verdict.WE_DECLINED
     if errors and isinstance(errors[0], ConnectionLost):
         return Verdict.LOST
     if errors:
