@@ -31,7 +31,8 @@ def spec_vectors() -> list[dict[str, object]]:
 def test_the_spec_vectors(vector: dict[str, object]) -> None:
     key = bytes.fromhex(str(vector["host_key"]))
     token = bytes.fromhex(str(vector["token"])) if vector.get("token") else None
-    invite = Invite(tuple(vector["addresses"]), int(str(vector["port"])), fingerprint(key), token)  # type: ignore[arg-type]
+    punch = (str(vector["punch"][0]), int(vector["punch"][1])) if vector.get("punch") else None  # type: ignore[index]
+    invite = Invite(tuple(vector["addresses"]), int(str(vector["port"])), fingerprint(key), token, punch)  # type: ignore[arg-type]
     assert invite.fingerprint == vector["fingerprint"]
     assert invite.format() == vector["code"]
     assert Invite.parse(str(vector["code"])) == invite
@@ -76,7 +77,7 @@ def test_a_mangled_code_is_refused_not_misread(position: int, letter: str) -> No
     ("text", "words"),
     [
         ("kk2:aaaa", "starts with kk1:"),
-        ("kk1:" + "a" * 500, "far too long"),
+        ("kk1:" + "a" * 600, "far too long"),
         ("kk1:aaaa", "damaged"),
         ("kk1:!!!!", "do not belong"),
         ("kk1:aaorpsckyaygqujlriiut3zlonvqhziezmahcb45haprw"[:-4], "damaged"),
@@ -127,3 +128,6 @@ def test_the_longest_valid_code_is_within_the_limit_read_before_decoding() -> No
     code = longest.format()
     assert len(code) == 496 <= MAX_TEXT
     assert Invite.parse(code) == longest
+    punched = Invite(longest.addresses, 7447, longest.fingerprint, bytes(12), ("2001:db8::ffff", 65535))
+    assert len(punched.format()) == 526 == MAX_TEXT  # with an IPv6 punch candidate, the longest of all
+    assert Invite.parse(punched.format()) == punched

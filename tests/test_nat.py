@@ -220,20 +220,31 @@ def test_the_guest_joins_through_the_router_with_the_invite_code(router: Router,
 def test_without_the_pinhole_the_firewall_keeps_the_guest_out(router: Router, tmp_path: Path) -> None:
     """The control for the test above: the router's firewall really drops what nobody asked for."""
     host, lines = host_in_home(router, tmp_path)  # no miniupnpd: nothing is opened
+    outside, replays = ["ip", "netns", "exec", router.outside, *KOIKOI], str(tmp_path / "replays")
+    guest: subprocess.Popen[str] | None = None
     try:
         code = next(line for line in lines if "kk1:" in line).split("koikoi join ")[1]
-        guest = guest_outside(router, tmp_path, code)
+        guest = subprocess.Popen(  # it cannot get in: it offers to be dialled instead (the reverse connection)
+            [*outside, "join", code, "--bot", "random", "--timeout", "5", "--no-upnp", "--replay-dir", replays],
+            env=koikoi_env(tmp_path / "guest"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        guest_said = "\n".join(_lines_until(guest, "  kka1:"))
     finally:
-        host.kill()
-        host.wait(timeout=10)
+        for process in (host, guest):
+            if process is not None:
+                process.kill()
+                process.wait(timeout=10)
     said = [line for line in lines if "router" in line]
     assert said == [f"no router offered port mapping: forward TCP {PORT} yourself, or play over IPv6 or a LAN"], lines
     invite = next(i for i, line in enumerate(lines) if "koikoi join kk1:" in line)
     assert invite < lines.index(said[0]), "the code is printed at once, not after the router gave up"
     assert sum("kk1:" in line for line in lines) == 1, "no router mapped anything: no second code"
-    assert guest.returncode == 1 and "Traceback" not in guest.stderr
-    assert "[fd77:1::2]:7447 did not answer within 5 s" in guest.stderr, guest.stderr
-    assert "behind a router or firewall" in guest.stderr
+    assert "Traceback" not in guest_said
+    assert "Could not reach the host: [fd77:1::2]:7447 did not answer within 5 s" in guest_said, guest_said
+    assert "behind a router or firewall" in guest_said
 
 
 # -- PCP messages, byte for byte (RFC 6887 sections 7.1, 7.2 and 11.1) -----------------------------

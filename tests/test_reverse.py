@@ -39,7 +39,9 @@ VECTORS = json.loads((Path(__file__).parent.parent / "protocol" / "vectors" / "a
 def test_the_answer_code_vectors(vector: dict[str, object]) -> None:
     guest, host = bytes.fromhex(str(vector["guest_key"])), bytes.fromhex(str(vector["host_key"]))
     assert (fingerprint(guest), fingerprint(host)) == (vector["guest"], vector["host"])
-    answer = Answer(tuple(vector["addresses"]), int(str(vector["port"])), fingerprint(guest), fingerprint(host))  # type: ignore[arg-type]
+    punch = (str(vector["punch"][0]), int(vector["punch"][1])) if vector["punch"] else None  # type: ignore[index]
+    addresses = tuple(str(a) for a in vector["addresses"])  # type: ignore[attr-defined]
+    answer = Answer(addresses, int(str(vector["port"])), fingerprint(guest), fingerprint(host), punch)
     assert answer.format() == vector["code"]
     assert Answer.parse(str(vector["code"])) == answer
     assert Answer.parse(str(vector["code"]).upper().replace("KKA1:", "kka1:")) == answer  # a chat program shouted it

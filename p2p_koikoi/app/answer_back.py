@@ -12,19 +12,22 @@ two codes named.
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import trio
 
+from p2p_koikoi.app.dial_back import first_of
+from p2p_koikoi.app.punching import Punching, ask_stun
 from p2p_koikoi.net import DEFAULT_PORT
 from p2p_koikoi.net.answer import Answer
+from p2p_koikoi.net.code_text import Endpoint
 from p2p_koikoi.net.door import Dropped
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import Greeting
 from p2p_koikoi.net.invite import MAX_ADDRESSES
 from p2p_koikoi.net.portmap import Mapper
-from p2p_koikoi.net.reverse import await_host
+from p2p_koikoi.net.reverse import await_host, punch_host
 from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, dialable
 
 __all__ = ["ANSWER_WAIT", "SEND_BACK", "AnswerBack", "Reached", "say_answer", "wait_for_host"]
@@ -36,12 +39,14 @@ Say = Callable[[str], None]
 @dataclass(frozen=True, slots=True)
 class AnswerBack:
     """Where the guest listens should the host be unreachable: ``port`` (another free one when it is
-    taken), ``bind``, whether to ask the router (``upnp``), and how long to wait for the host."""
+    taken), ``bind``, whether to ask the router (``upnp``), how long to wait for the host, and the STUN
+    servers to ask for a hole punch (``stun``; empty: none)."""
 
     port: int = DEFAULT_PORT
     bind: str | None = None
     upnp: bool = True
     wait: float = ANSWER_WAIT
+    stun: tuple[tuple[str, int], ...] = ()  # STUN servers for a hole punch (none: no punch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +71,23 @@ def say_answer(answer: Answer, say: Say) -> None:
 
 
 async def wait_for_host(
-    back: AnswerBack, key: bytes, pin: Pin, ours: str, say: Say, nursery: trio.Nursery, routers: list[Mapper]
+    back: AnswerBack,
+    key: bytes,
+    pin: Pin,
+    ours: str,
+    say: Say,
+    nursery: trio.Nursery,
+    routers: list[Mapper],
+    host_punch: Endpoint | None = None,
 ) -> Reached:
     """Listen, print the answer code, and wait for the host with the pinned key to dial in. The router's
     mapping, if any, goes into ``routers`` (the caller removes it on the way out) and is renewed in
-    ``nursery`` meanwhile."""
+    ``nursery`` meanwhile. With the host's punch candidate (``host_punch``, from its invite) and a STUN
+    server that answers us, the answer carries ours too, and a hole punch to the host runs alongside
+    the listening: whichever brings the host first wins."""
     host = pin.fingerprint
     assert host is not None
+    punching = await ask_stun(back.stun, back.bind) if host_punch is not None else Punching()
     listening: list[int] = []
 
     async def on_listening(addresses: list[Address]) -> None:
@@ -81,32 +96,71 @@ async def wait_for_host(
         port = addresses[0].port
         listening.append(port)
         hosts = reachable_hosts(addresses, back.bind)[:MAX_ADDRESSES]
-        say_answer(Answer(tuple(hosts), port, ours, host), say)
-        say(f"  (listening at {', '.join(str(Address(h, port)) for h in hosts)})")
+        say_answer(Answer(tuple(hosts), port, ours, host, punching.candidate), say)
+        say(f"  (listening at {', '.join(str(Address(h, port)) for h in hosts)}{_punching_words(punching)})")
         if back.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
             routers.append(Mapper(port))
-            nursery.start_soon(_map_port, routers[-1], hosts, port, ours, host, say)
+            nursery.start_soon(_map_port, routers[-1], hosts, port, ours, host, say, punching.candidate)
+
+    async def by_listening() -> Reached:
+        channel, greeting, address = await _listen(back, key, pin, on_listening)
+        return Reached(channel, greeting, address, listening[-1])
+
+    async def by_punch() -> Reached:
+        assert host_punch is not None
+        await trio.sleep(0)  # the listener prints the code first
+        try:
+            channel, greeting, address = await punch_host(
+                key, pin, punching.local_port, host_punch, deadline=trio.current_time() + back.wait
+            )
+        except CouldNotJoin as exc:
+            say(f"  {exc}; still waiting for the host to dial back.")
+            await trio.sleep_forever()
+            raise
+        say(f"  The punch to the host at {address} got through.")
+        return Reached(channel, greeting, address, listening[-1] if listening else back.port)
+
+    async def let_go(late: Reached) -> None:
+        await trio.aclose_forcefully(late.channel.stream)
+
+    try:
+        with trio.move_on_after(back.wait):
+            punch = punching.candidate is not None and host_punch is not None
+            return await first_of([by_listening, by_punch] if punch else [by_listening], let_go)
+    finally:
+        await punching.aclose()
+    raise CouldNotJoin(f"the host did not dial back within {back.wait:g} s")
+
+
+def _punching_words(punching: Punching) -> str:
+    if punching.candidate is not None:
+        return f"; punching from {Address(*punching.candidate)}"
+    return ""
+
+
+async def _listen(
+    back: AnswerBack, key: bytes, pin: Pin, on_listening: Callable[[list[Address]], Awaitable[None]]
+) -> tuple[FramedChannel, Greeting, Address]:
+    """:func:`await_host` on our port, or on any free one when another program holds it."""
 
     async def on_dropped(dropped: Dropped) -> None:
         pass  # strangers at the guest's port: the host is the only one it waits for
 
     port = back.port
-    with trio.move_on_after(back.wait):
-        while True:
-            try:
-                channel, greeting, address = await await_host(
-                    key, pin, port=port, bind=back.bind, on_listening=on_listening, on_dropped=on_dropped
-                )
-            except OSError as exc:
-                if exc.errno != errno.EADDRINUSE or port == 0:
-                    raise CouldNotJoin(f"cannot listen for the host on port {port}: {exc.strerror or exc}") from None
-                port = 0  # another koikoi holds ours: any free port will do, the code says which
-                continue
-            return Reached(channel, greeting, address, listening[-1])
-    raise CouldNotJoin(f"the host did not dial back within {back.wait:g} s")
+    while True:
+        try:
+            return await await_host(
+                key, pin, port=port, bind=back.bind, on_listening=on_listening, on_dropped=on_dropped
+            )
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE or port == 0:
+                raise CouldNotJoin(f"cannot listen for the host on port {port}: {exc.strerror or exc}") from None
+            port = 0  # another koikoi holds ours: any free port will do, the code says which
 
 
-async def _map_port(mapper: Mapper, hosts: list[str], port: int, ours: str, host: str, say: Say) -> None:
+async def _map_port(
+    mapper: Mapper, hosts: list[str], port: int, ours: str, host: str, say: Say, punch: Endpoint | None
+) -> None:
     """Ask the router for the port while the guest already waits; a router that opened a new address
     gets a new answer code, that address first (the one to send from now on)."""
     outcome = await mapper.open()
@@ -115,5 +169,5 @@ async def _map_port(mapper: Mapper, hosts: list[str], port: int, ours: str, host
     if any(address not in hosts for address in opened):
         mapped = [*opened, *(h for h in hosts if h not in opened)][:MAX_ADDRESSES]
         say("  The router forwards the port now: send this answer code instead (it holds the public address):")
-        say_answer(Answer(tuple(mapped), port, ours, host), say)
+        say_answer(Answer(tuple(mapped), port, ours, host, punch), say)
     await mapper.keep()

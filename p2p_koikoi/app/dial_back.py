@@ -97,9 +97,11 @@ async def take_answers(
     guest: str | None = None,
     token: bytes | None = None,
     timeout: float = 15.0,
+    punch_from: int | None = None,
 ) -> tuple[FramedChannel, T, Answer]:
     """Dial each answer code pasted until a guest is admitted; its channel, what ``admit`` returned, and
-    the answer (where to dial again after a drop). Runs until then, or forever once the input ended."""
+    the answer (where to dial again after a drop). Runs until then, or forever once the input ended.
+    ``punch_from``: the local port of our STUN mapping, to punch from to an answer's candidate."""
     pasted = Pasted()
     while True:
         line = await read()
@@ -116,9 +118,11 @@ async def take_answers(
             say(f"  {checked[0].upper()}{checked[1:]}; still waiting.")
             continue
         where = ", ".join(str(Address(host, checked.port)) for host in checked.addresses)
+        if checked.punch is not None and punch_from is not None:
+            where += f", and punching to {Address(*checked.punch)}"
         say(f"  Dialling the guest back at {where}...")
         try:
-            channel, greeting, address = await dial_guest(checked, key, token, timeout=timeout)
+            channel, greeting, address = await dial_guest(checked, key, token, timeout=timeout, punch_from=punch_from)
         except CouldNotJoin as exc:
             say(f"  Not connected: {exc}; still waiting.")
             continue

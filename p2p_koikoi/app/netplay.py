@@ -21,10 +21,12 @@ from p2p_koikoi.app.continuing import started as began
 from p2p_koikoi.app.dial_back import PASTE_HERE, ReadLine, first_of, take_answers
 from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
 from p2p_koikoi.app.own_name import load_own_name
+from p2p_koikoi.app.punching import ask_stun
 from p2p_koikoi.app.series import Again, ask_both, greet, part, parting_line, series_of, take_same_rules
 from p2p_koikoi.app.unfinished import ResumeError, Unfinished, find_unfinished, restore_match, tell_so_far
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.answer import Answer
+from p2p_koikoi.net.code_text import Endpoint
 from p2p_koikoi.net.door import DropLog
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.net.handshake import Greeting, Guard
@@ -100,6 +102,7 @@ class HostOptions:
     invite_only: bool = False  # admit only guests that prove the invite code's token
     drop_window: float = 10.0  # seconds per summary line of dropped connections
     upnp: bool = True  # ask the router to forward the port (UPnP IGD, NAT-PMP)
+    stun: tuple[tuple[str, int], ...] = ()  # STUN servers to ask for our punch candidate (none: no punching)
 
 
 @dataclass(frozen=True)
@@ -115,13 +118,15 @@ class JoinOptions:
     pin: Pin = field(default_factory=Pin)
     announced: str | None = None
     back: AnswerBack | None = None
+    punch: Endpoint | None = None  # the host's punch candidate, from its invite
 
     @classmethod
     def from_invite(
         cls, invite: Invite, replay_dir: Path | None = None, timeout: float = 15.0, back: AnswerBack | None = None
     ) -> JoinOptions:
         addresses = tuple(Address(host, invite.port) for host in invite.addresses)
-        return cls(addresses, replay_dir, timeout, Pin(invite.fingerprint, invite.token), back=back)
+        pin = Pin(invite.fingerprint, invite.token)
+        return cls(addresses, replay_dir, timeout, pin, back=back, punch=invite.punch)
 
 
 async def _play(
@@ -387,6 +392,7 @@ async def _open_door(
     nursery: trio.Nursery,
     mapper: list[Mapper],
     announcement: list[Announcement],
+    punch: Endpoint | None = None,
 ) -> None:
     """The host listens: print the invite line with what is known now (LAN, IPv6), announce on the LAN, and
     ask the router to map the port meanwhile. A router that never answers takes seconds to give up on, so
@@ -395,7 +401,7 @@ async def _open_door(
     port = addresses[0].port
     say(f"Hosting {options.rules.format()} on port {port}. Your key fingerprint: {ours}")
     hosts = reachable_hosts(addresses, options.bind)[:MAX_ADDRESSES]  # many interfaces: the best ones first
-    _say_invite(hosts, port, ours, token, say)
+    _say_invite(hosts, port, ours, token, say, punch)
     if options.guest:
         say(f"  admitting only the guest with fingerprint {options.guest}")
     if options.lan:
@@ -403,15 +409,18 @@ async def _open_door(
         say("  announced on the LAN: koikoi join --lan")
     if options.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
         mapper.append(Mapper(port))
-        nursery.start_soon(_map_port, mapper[0], hosts, port, ours, token, say)
+        nursery.start_soon(_map_port, mapper[0], hosts, port, ours, token, say, punch)
 
 
-def _say_invite(hosts: list[str], port: int, ours: str, token: bytes | None, say: Say) -> None:
-    say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token).format()}")
-    say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)})")
+def _say_invite(hosts: list[str], port: int, ours: str, token: bytes | None, say: Say, punch: Endpoint | None) -> None:
+    say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token, punch).format()}")
+    punching = f"; punching from {Address(*punch)}" if punch else ""
+    say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)}{punching})")
 
 
-async def _map_port(mapper: Mapper, hosts: list[str], port: int, ours: str, token: bytes | None, say: Say) -> None:
+async def _map_port(
+    mapper: Mapper, hosts: list[str], port: int, ours: str, token: bytes | None, say: Say, punch: Endpoint | None
+) -> None:
     """Ask the router for the port while the host already waits; say what it did, and when it opened an
     address the invite did not hold, the invite again with it first (the one to send from now on)."""
     outcome = await mapper.open()
@@ -420,7 +429,7 @@ async def _map_port(mapper: Mapper, hosts: list[str], port: int, ours: str, toke
     if any(address not in hosts for address in opened):
         mapped = [*opened, *(h for h in hosts if h not in opened)][:MAX_ADDRESSES]
         say("  The router forwards the port now: send this code instead (it holds the public address):")
-        _say_invite(mapped, port, ours, token, say)
+        _say_invite(mapped, port, ours, token, say, punch)
     await mapper.keep()
 
 
@@ -528,10 +537,11 @@ async def host_match(
     drops = DropLog(options.drop_window)
 
     mapper: list[Mapper] = []
+    punching = await ask_stun(options.stun, options.bind)  # before the invite: it carries our punch candidate
 
     async def on_listening(addresses: list[Address]) -> None:
         listening.append(addresses[0].port)
-        await _open_door(options, addresses, ours, token, say, nursery, mapper, announcement)
+        await _open_door(options, addresses, ours, token, say, nursery, mapper, announcement, punching.candidate)
         if answers is not None:
             say(f"  {PASTE_HERE}")
 
@@ -570,7 +580,7 @@ async def host_match(
             async def by_answer() -> _Admitted:
                 assert answers is not None
                 channel, (session, peer, unfinished), answer = await take_answers(
-                    answers, key, ours, admit, say, guest=options.guest, token=token
+                    answers, key, ours, admit, say, guest=options.guest, token=token, punch_from=punching.from_port
                 )
                 return _Admitted(channel, session, peer, unfinished, answer)
 
@@ -594,6 +604,7 @@ async def host_match(
             await lan.close()
         for router in mapper:
             await router.close()
+        await punching.aclose()
     return result
 
 
@@ -702,7 +713,8 @@ async def _join(
             raise
         say(f"Could not reach the host: {exc}.")
         say("Listening for the host to dial back instead.")
-        reached = await wait_for_host(options.back, key, options.pin, result.our_fingerprint, say, nursery, routers)
+        ours = result.our_fingerprint
+        reached = await wait_for_host(options.back, key, options.pin, ours, say, nursery, routers, options.punch)
         channel, greeting, address, listen_port = reached.channel, reached.greeting, reached.address, reached.port
     if not await _checked(address, greeting, options, say, confirm):
         await channel.close()

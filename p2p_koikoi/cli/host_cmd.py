@@ -8,7 +8,17 @@ import typer
 
 from p2p_koikoi.cli.checks import check_own_name, check_replay_dir, ranged
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors, run_trio, say_interrupted
-from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat, SeedOption, print_result
+from p2p_koikoi.cli.netopts import (
+    DEFAULT_STUN,
+    BotOption,
+    QuietOption,
+    ReplayDirOption,
+    Seat,
+    SeedOption,
+    StunOption,
+    print_result,
+    stun_servers,
+)
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 from p2p_koikoi.net import DEFAULT_PORT
 from p2p_koikoi.net.timing import DEFAULT_TURN_LIMIT
@@ -44,6 +54,7 @@ def host(
         bool, typer.Option("--upnp/--no-upnp", help="Ask the router to forward the port (UPnP IGD, NAT-PMP).")
     ] = True,
     plain: PlainOption = False,
+    stun: StunOption = DEFAULT_STUN,
 ) -> None:
     """Host a match: listen for one opponent on IPv4 and IPv6, then play."""
 
@@ -68,7 +79,10 @@ def host(
         raise fail(f"--guest: {exc}") from None
     check_replay_dir(replay_dir)  # before the invite is printed: no guest is seated to be failed
     check_own_name()
-    options = HostOptions(rules, port, bind, turn_limit, replay_dir, lan, expected, invite_only, upnp=upnp)
+    servers = stun_servers(stun)
+    options = HostOptions(
+        rules, port, bind, turn_limit, replay_dir, lan, expected, invite_only, upnp=upnp, stun=servers
+    )
     try:
         if agent is None and use_table(plain):
             from p2p_koikoi.ui.terminal import run_at_table

@@ -8,7 +8,17 @@ import typer
 
 from p2p_koikoi.cli.checks import check_own_name, check_replay_dir, ranged
 from p2p_koikoi.cli.common import fail, one_line_errors, run_trio, say_interrupted
-from p2p_koikoi.cli.netopts import BotOption, QuietOption, ReplayDirOption, Seat, SeedOption, print_result
+from p2p_koikoi.cli.netopts import (
+    DEFAULT_STUN,
+    BotOption,
+    QuietOption,
+    ReplayDirOption,
+    Seat,
+    SeedOption,
+    StunOption,
+    print_result,
+    stun_servers,
+)
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
 from p2p_koikoi.net import DEFAULT_PORT
 
@@ -55,6 +65,7 @@ def join(
         bool,
         typer.Option("--upnp/--no-upnp", help="Should the host be unreachable: ask the router to forward our port."),
     ] = True,
+    stun: StunOption = DEFAULT_STUN,
 ) -> None:
     """Join a hosted match; shows the host's rules and asks before playing. When no address in the invite
     code answers, prints an answer code for the host to paste, and waits for the host to dial back."""
@@ -78,7 +89,7 @@ def join(
             raise fail("no game found on the LAN; ask the host for its invite code", 1)
         options = lan_options(game, replay_dir, timeout)
     else:
-        options = target_options(address, replay_dir, timeout, AnswerBack(port, bind, upnp))
+        options = target_options(address, replay_dir, timeout, AnswerBack(port, bind, upnp, stun=stun_servers(stun)))
 
     player_for = seat_player.player_for
 

@@ -24,6 +24,31 @@ ReplayDirOption = Annotated[
 ]
 SeedOption = Annotated[int | None, typer.Option(help="Seed for the bot.", **ranged(0, SEED_MAX))]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the outcome.")]
+StunOption = Annotated[
+    str,
+    typer.Option(
+        "--stun",
+        metavar="HOST:PORT|none",
+        envvar="KOIKOI_STUN",
+        help="STUN server (over TCP) for a hole punch when neither side can be reached; none: no punching.",
+    ),
+]
+DEFAULT_STUN = "default"
+
+
+def stun_servers(text: str) -> tuple[tuple[str, int], ...]:
+    """``--stun``'s servers: the default ones, none, or HOST[:PORT] (3478 unless said); a bad one exits
+    with one line, before anything is offered to anyone."""
+    from p2p_koikoi.app.punching import DEFAULT_STUN as SERVERS
+    from p2p_koikoi.net.tcp import parse_address
+
+    if text.strip().lower() == "none":
+        return ()
+    try:
+        addresses = [parse_address(t, 3478) for t in (SERVERS if text == DEFAULT_STUN else (text,))]
+    except ValueError as exc:
+        raise fail(f"--stun: {exc}") from None
+    return tuple((a.host, a.port) for a in addresses)
 
 
 def print_result(result: NetMatchResult) -> int:

@@ -10,7 +10,8 @@ at one of its addresses, gets nobody into a match.
 The layout is byte-exact, documented with vectors in ``protocol/INVITE.md`` and
 ``protocol/vectors/answer-codes.json``:
 
-    flags (1, zero) | port (2, big-endian) | guest fingerprint (16) | host fingerprint (16)
+    flags (1: bit 1, a punch candidate) | port (2, big-endian) | guest fingerprint (16) | host fingerprint (16)
+    | punch candidate (tag 4 + 4 bytes or tag 6 + 16 bytes, then a 2-byte port; if flags bit 1)
     | addresses: tag 4 + 4 bytes, or tag 6 + 16 bytes, repeated | check (4)
 
 The host's fingerprint is there so that a host handed an answer to someone else's invite says so at
@@ -22,15 +23,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from p2p_koikoi.net.code_text import CodeError, check_addresses, pack_addresses, unpack_addresses, unwrap, wrap
+from p2p_koikoi.net.code_text import (
+    CodeError,
+    Endpoint,
+    check_addresses,
+    check_endpoint,
+    pack_addresses,
+    pack_endpoint,
+    unpack_addresses,
+    unpack_endpoint,
+    unwrap,
+    wrap,
+)
 from p2p_koikoi.net.invite import FINGERPRINT_BYTES, MAX_ADDRESSES, fingerprint_bytes, fingerprint_text
 
 __all__ = ["CHECK_DOMAIN", "MAX_TEXT", "PREFIX", "Answer", "AnswerError"]
 
 PREFIX = "kka1:"
 CHECK_DOMAIN = b"p2p-koikoi/answer/v1\x00"
-MAX_TEXT = 503  # checked before decoding: the longest valid code (16 IPv6 addresses) is 503 characters
+MAX_TEXT = 533  # checked before decoding: the longest valid code (an IPv6 punch candidate, 16 IPv6) is 533
 _FIXED = 1 + 2 + 2 * FINGERPRINT_BYTES
+_HAS_PUNCH = 0x02
 
 
 class AnswerError(CodeError):
@@ -40,12 +53,14 @@ class AnswerError(CodeError):
 @dataclass(frozen=True, slots=True)
 class Answer:
     """Where the guest listens (``addresses`` in the order to prefer, one ``port``), who it is, and
-    whose invite it answers (``host``, a fingerprint)."""
+    whose invite it answers (``host``, a fingerprint); ``punch``: the guest's public endpoint for a hole
+    punch, when it asked a STUN server."""
 
     addresses: tuple[str, ...]
     port: int
     guest: str
     host: str
+    punch: Endpoint | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.port < 65536:
@@ -53,10 +68,14 @@ class Answer:
         check_addresses(self.addresses, MAX_ADDRESSES, "answer", AnswerError)
         fingerprint_bytes(self.guest)
         fingerprint_bytes(self.host)
+        if self.punch is not None:
+            check_endpoint(self.punch, "answer code", AnswerError)
 
     def format(self) -> str:
-        body = bytes([0]) + self.port.to_bytes(2, "big") + fingerprint_bytes(self.guest) + fingerprint_bytes(self.host)
-        return wrap(PREFIX, CHECK_DOMAIN, body + pack_addresses(self.addresses))
+        flags = bytes([_HAS_PUNCH if self.punch else 0])
+        body = flags + self.port.to_bytes(2, "big") + fingerprint_bytes(self.guest) + fingerprint_bytes(self.host)
+        punch = pack_endpoint(self.punch) if self.punch else b""
+        return wrap(PREFIX, CHECK_DOMAIN, body + punch + pack_addresses(self.addresses))
 
     @classmethod
     def parse(cls, text: str) -> Answer:
@@ -64,9 +83,10 @@ class Answer:
         body = unwrap(text, PREFIX, CHECK_DOMAIN, MAX_TEXT, "answer code", AnswerError)
         if len(body) < _FIXED:
             raise AnswerError("the answer code is damaged or cut short; copy the whole line again")
-        if body[0]:
+        if body[0] & ~_HAS_PUNCH:
             raise AnswerError("the answer code uses features this koikoi does not know; update koikoi")
         port = int.from_bytes(body[1:3], "big")
         guest, host = body[3 : 3 + FINGERPRINT_BYTES], body[3 + FINGERPRINT_BYTES : _FIXED]
-        addresses = unpack_addresses(body[_FIXED:], "answer code", AnswerError)
-        return cls(addresses, port, fingerprint_text(guest), fingerprint_text(host))
+        punch, at = unpack_endpoint(body, _FIXED, "answer code", AnswerError) if body[0] else (None, _FIXED)
+        addresses = unpack_addresses(body[at:], "answer code", AnswerError)
+        return cls(addresses, port, fingerprint_text(guest), fingerprint_text(host), punch)

@@ -14,7 +14,21 @@ import base64
 import hashlib
 import ipaddress
 
-__all__ = ["CodeError", "check_addresses", "pack_addresses", "unpack_addresses", "unwrap", "wrap"]
+__all__ = [
+    "CodeError",
+    "Endpoint",
+    "check_addresses",
+    "check_endpoint",
+    "pack_addresses",
+    "pack_endpoint",
+    "unpack_addresses",
+    "unpack_endpoint",
+    "unwrap",
+    "wrap",
+]
+
+Endpoint = tuple[str, int]
+"""A public address and TCP port, as a STUN server saw a connection come from (a hole punch's candidate)."""
 
 _ALPHABET = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
 CHECK_BYTES = 4
@@ -83,3 +97,25 @@ def check_addresses(addresses: tuple[str, ...], most: int, name: str, error: typ
         ip = ipaddress.ip_address(address)
         if ip.is_unspecified or ip.is_multicast:
             raise error(f"{address} is not an address anyone can dial")
+
+
+def check_endpoint(endpoint: Endpoint, name: str, error: type[CodeError]) -> None:
+    """A punch candidate somebody could dial: an address as in :func:`check_addresses`, a port 1 to 65535."""
+    check_addresses((endpoint[0],), 1, name, error)
+    if not 0 < endpoint[1] < 65536:
+        raise error(f"the {name}'s punch port {endpoint[1]} is not 1 to 65535")
+
+
+def pack_endpoint(endpoint: Endpoint) -> bytes:
+    """Tag ``4`` or ``6``, the address, then the port (2 bytes, big-endian)."""
+    return pack_addresses((endpoint[0],)) + endpoint[1].to_bytes(2, "big")
+
+
+def unpack_endpoint(body: bytes, at: int, name: str, error: type[CodeError]) -> tuple[Endpoint, int]:
+    """The endpoint at ``at`` in ``body``, and where the next field starts."""
+    size = {4: 4, 6: 16}.get(body[at] if at < len(body) else 0, 0)
+    end = at + 1 + size + 2
+    if not size or end > len(body):
+        raise error(f"the {name} holds a malformed punch candidate")
+    (address,) = unpack_addresses(body[at : at + 1 + size], name, error)
+    return (address, int.from_bytes(body[end - 2 : end], "big")), end

@@ -8,6 +8,7 @@ contact. An optional one-time token lets the host admit only guests who hold the
 The layout is byte-exact and documented with vectors in ``protocol/INVITE.md``:
 
     flags (1) | port (2, big-endian) | fingerprint (16) | token (12, if flags bit 0)
+    | punch candidate (tag 4 + 4 bytes or tag 6 + 16 bytes, then a 2-byte port; if flags bit 1)
     | addresses: tag 4 + 4 bytes, or tag 6 + 16 bytes, repeated | check (4)
 
 ``check`` is the first 4 bytes of SHA-256(``CHECK_DOMAIN`` || everything before it): it catches a
@@ -21,7 +22,18 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from p2p_koikoi.net.code_text import CodeError, check_addresses, pack_addresses, unpack_addresses, unwrap, wrap
+from p2p_koikoi.net.code_text import (
+    CodeError,
+    Endpoint,
+    check_addresses,
+    check_endpoint,
+    pack_addresses,
+    pack_endpoint,
+    unpack_addresses,
+    unpack_endpoint,
+    unwrap,
+    wrap,
+)
 
 __all__ = [
     "CHECK_DOMAIN",
@@ -41,8 +53,9 @@ CHECK_DOMAIN = b"p2p-koikoi/invite/v1\x00"
 TOKEN_BYTES = 12
 FINGERPRINT_BYTES = 16
 MAX_ADDRESSES = 16
-MAX_TEXT = 500  # checked before decoding: the longest valid code (16 IPv6 addresses and a token) is 496
+MAX_TEXT = 526  # checked before decoding: the longest valid code (a token, an IPv6 punch candidate, 16 IPv6) is 526
 _HAS_TOKEN = 0x01
+_HAS_PUNCH = 0x02
 
 
 class InviteError(CodeError):
@@ -75,12 +88,14 @@ def fingerprint_text(raw: bytes) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Invite:
-    """Where the host listens (``addresses`` in the order to prefer, one ``port``) and who it is."""
+    """Where the host listens (``addresses`` in the order to prefer, one ``port``) and who it is; ``punch``:
+    the public endpoint a STUN server saw the host's punching port come from, when it asked one."""
 
     addresses: tuple[str, ...]
     port: int
     fingerprint: str
     token: bytes | None = None
+    punch: Endpoint | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.port < 65536:
@@ -89,12 +104,16 @@ class Invite:
         fingerprint_bytes(self.fingerprint)
         if self.token is not None and len(self.token) != TOKEN_BYTES:
             raise InviteError(f"an invite token is {TOKEN_BYTES} bytes")
+        if self.punch is not None:
+            check_endpoint(self.punch, "invite code", InviteError)
 
     def format(self) -> str:
-        body = bytearray([_HAS_TOKEN if self.token else 0])
+        body = bytearray([(_HAS_TOKEN if self.token else 0) | (_HAS_PUNCH if self.punch else 0)])
         body += self.port.to_bytes(2, "big") + fingerprint_bytes(self.fingerprint)
         if self.token:
             body += self.token
+        if self.punch:
+            body += pack_endpoint(self.punch)
         return wrap(PREFIX, CHECK_DOMAIN, bytes(body) + pack_addresses(self.addresses))
 
     @classmethod
@@ -107,12 +126,14 @@ class Invite:
     @classmethod
     def _unpack(cls, body: bytes) -> Invite:
         flags, port, fp = body[0], int.from_bytes(body[1:3], "big"), body[3:19]
-        if flags & ~_HAS_TOKEN:
+        if flags & ~(_HAS_TOKEN | _HAS_PUNCH):
             raise InviteError("the invite code uses features this koikoi does not know; update koikoi")
-        at, token = 19, None
+        at, token, punch = 19, None, None
         if flags & _HAS_TOKEN:
             token, at = body[at : at + TOKEN_BYTES], at + TOKEN_BYTES
         if token is not None and len(token) != TOKEN_BYTES:
             raise InviteError("the invite code is cut short")
+        if flags & _HAS_PUNCH:
+            punch, at = unpack_endpoint(body, at, "invite code", InviteError)
         addresses = unpack_addresses(body[at:], "invite code", InviteError)
-        return cls(addresses, port, fingerprint_text(fp), token)
+        return cls(addresses, port, fingerprint_text(fp), token, punch)

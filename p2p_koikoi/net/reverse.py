@@ -19,15 +19,17 @@ from collections.abc import Awaitable, Callable
 import trio
 
 from p2p_koikoi.net.answer import Answer
+from p2p_koikoi.net.code_text import Endpoint
 from p2p_koikoi.net.door import Door, Dropped, Refused
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.net.handshake import Greeting, Guard, NotKoikoi, greet_as_guest, greet_as_host, token_nonce
-from p2p_koikoi.net.reach import AllFailed, Failed, Failure, Miss, happy_eyeballs, interleave
+from p2p_koikoi.net.punch import simultaneous_open
+from p2p_koikoi.net.reach import AllFailed, Failed, Failure, Miss, classify_os_error, happy_eyeballs, interleave
 from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, _connect, listen_raw, parse_address
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.wire import RemoteProtocolError
 
-__all__ = ["HOST_DEADLINE", "await_host", "dial_guest"]
+__all__ = ["HOST_DEADLINE", "await_host", "dial_guest", "punch_host"]
 
 HOST_DEADLINE = 30.0  # from a host's connection to its greeting done: a few round trips
 
@@ -63,17 +65,52 @@ async def await_host(
     return channel, greeting, parse_address(peer)
 
 
+async def punch_host(
+    key: bytes, pin: Pin, local_port: int, host: Endpoint, *, deadline: float, greeting_deadline: float = 10.0
+) -> tuple[FramedChannel, Greeting, Address]:
+    """The guest's side of a hole punch: a simultaneous open from ``local_port`` to the host's candidate,
+    kept trying until ``deadline`` (Trio time), then the greeting, as over any connection."""
+    try:
+        stream = await simultaneous_open(local_port, host, deadline=deadline)
+    except OSError as exc:
+        raise CouldNotJoin(f"the punch to {Address(*host)} did not get through: {exc.strerror or exc}") from None
+    channel = FramedChannel(stream)
+    try:
+        nonce = token_nonce(pin.token, pin.fingerprint, key) if pin.token and pin.fingerprint else None
+        greeting = await greet_as_guest(channel, key, greeting_deadline, nonce=nonce)
+        if fingerprint(greeting.peer_key) != pin.fingerprint:
+            raise Refused(f"it proved the key {fingerprint(greeting.peer_key)}, not the host's")
+    except (Refused, ConnectionLost, RemoteProtocolError, TimedOut) as exc:
+        await trio.aclose_forcefully(stream)
+        raise CouldNotJoin(f"the punch to {Address(*host)} got through, but not to the host: {exc}") from None
+    except BaseException:
+        await trio.aclose_forcefully(stream)
+        raise
+    return channel, greeting, Address(*host)
+
+
 async def dial_guest(
-    answer: Answer, key: bytes, token: bytes | None = None, *, timeout: float = 15.0
+    answer: Answer, key: bytes, token: bytes | None = None, *, timeout: float = 15.0, punch_from: int | None = None
 ) -> tuple[FramedChannel, Greeting, Address]:
     """Dial every address of ``answer`` at once and greet as the host; the first guest that proves the
-    answer's key (and ``token``, when the host admits only holders of its invite) wins.
+    answer's key (and ``token``, when the host admits only holders of its invite) wins. With
+    ``punch_from`` (the local port of our STUN mapping) and a punch candidate in the answer, a hole punch
+    to it runs alongside (:mod:`p2p_koikoi.net.punch`).
     :class:`CouldNotJoin` says in one line how every address failed."""
     guard = Guard(answer.guest, token)
     targets = {str(Address(host, answer.port)): Address(host, answer.port) for host in interleave(answer.addresses)}
+    punch = f"punch {Address(*answer.punch)}" if answer.punch and punch_from is not None else None
+
+    async def connect(name: str) -> trio.SocketStream:
+        if name == punch and answer.punch is not None and punch_from is not None:
+            try:
+                return await simultaneous_open(punch_from, answer.punch, deadline=trio.current_time() + timeout)
+            except OSError as exc:
+                raise Failed(Failure(name, classify_os_error(exc), exc.strerror or str(exc))) from None
+        return await _connect(targets[name])
 
     async def attempt(name: str) -> tuple[FramedChannel, Greeting, Address]:
-        channel = FramedChannel(await _connect(targets[name]))
+        channel = FramedChannel(await connect(name))
         try:
             greeting = await greet_as_host(channel, key, guard=guard)
         except BaseException as exc:
@@ -81,13 +118,15 @@ async def dial_guest(
             if isinstance(exc, Exception):
                 raise Failed(Failure(name, _miss(exc), str(exc))) from None
             raise
-        return channel, greeting, targets[name]
+        where = targets.get(name) or (Address(*answer.punch) if answer.punch else None)
+        assert where is not None
+        return channel, greeting, where
 
     async def release(won: tuple[FramedChannel, Greeting, Address]) -> None:
         await trio.aclose_forcefully(won[0].stream)
 
     try:
-        return await happy_eyeballs(list(targets), attempt, timeout, release)
+        return await happy_eyeballs(([punch] if punch else []) + list(targets), attempt, timeout, release)
     except AllFailed as exc:
         raise CouldNotJoin(_unreached(exc.failures, timeout), exc.failures) from None
 

@@ -14,8 +14,9 @@ KOIKOI = [sys.executable, "-m", "p2p_koikoi"]
 
 
 def koikoi_env(home: Path) -> dict[str, str]:
-    """The environment for a `koikoi` process whose config and data live under ``home``."""
-    return {**os.environ, "KOIKOI_HOME": str(home)}
+    """The environment for a `koikoi` process whose config and data live under ``home``; it asks no public
+    STUN server (``KOIKOI_STUN=none``): a test that punches names its own server with ``--stun``."""
+    return {**os.environ, "KOIKOI_HOME": str(home), "KOIKOI_STUN": "none"}
 
 
 def free_port() -> int:

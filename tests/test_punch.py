@@ -1,0 +1,112 @@
+"""Hole punching through two real NATs (issue 26 item 3): host and guest each behind an nftables masquerade
+with no UPnP, coturn in the "public" namespace between them (:mod:`tests.nat_pair`). Neither can be
+reached: the guest's dial fails, it answers with its STUN candidate, the host's player pastes the answer,
+and both connect at once from their STUN ports (a TCP simultaneous open); a whole match is played over
+the punched connection and both records verify. Endpoint-independent mapping on both sides (EIM x EIM)
+lets the punch through; the STUN client itself is checked against coturn."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from p2p_koikoi.testing import KOIKOI, koikoi_env
+from tests.nat_pair import STUN, Mapping, NatPair, namespaces_allowed, nat_pair
+from tests.netns_support import no_namespaces
+
+STUN_AT = f"{STUN[0]}:{STUN[1]}"
+RULES = ["--rules", "lemme", "--rounds", "3"]
+
+
+@pytest.fixture
+def eim_pair(tmp_path: Path) -> Iterator[NatPair]:
+    reason = namespaces_allowed()
+    if reason:
+        no_namespaces(reason)
+    with nat_pair(tmp_path / "coturn.log", Mapping.EIM, Mapping.EIM) as net:
+        yield net
+    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout.split()
+    assert not set(net.made) & set(left)
+
+
+def _lines_until(process: subprocess.Popen[str], words: str, seconds: float = 60) -> list[str]:
+    """Standard error lines of ``process`` up to the first that holds ``words`` (bounded in time and by its end)."""
+    assert process.stderr is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + seconds
+    while not lines or words not in lines[-1]:
+        assert time.monotonic() < deadline, lines
+        line = process.stderr.readline()
+        assert line, (lines, process.poll())
+        lines.append(line.rstrip("\n"))
+    return lines
+
+
+def test_the_stun_client_learns_its_public_endpoint_from_coturn(eim_pair: NatPair) -> None:
+    probe = (
+        "import trio\nfrom p2p_koikoi.net.stun import tcp_mapping\n"
+        "async def main():\n"
+        f"    m, s = await tcp_mapping({STUN!r}, 0)\n"
+        "    print(m.host, m.port, m.local_port)\n"
+        "trio.run(main)\n"
+    )
+    out = subprocess.run(
+        [*eim_pair.exec(eim_pair.a), *KOIKOI[:1], "-c", probe], capture_output=True, text=True, timeout=30, check=True
+    )
+    host, port, local = out.stdout.split()
+    assert host == "10.88.10.2"  # the router's public side, not our private 10.88.1.2
+    assert port == local  # masquerade kept the port: one local port, one public port
+
+
+def test_a_whole_match_over_a_hole_punched_through_two_nats(eim_pair: NatPair, tmp_path: Path) -> None:
+    net = eim_pair
+    replays = str(tmp_path / "replays")
+    common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", replays]
+    host = subprocess.Popen(
+        [*net.exec(net.a), *KOIKOI, "host", "--port", "7447", *RULES, *common],
+        env=koikoi_env(tmp_path / "host"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    guest: subprocess.Popen[str] | None = None
+    try:
+        assert host.stdin is not None
+        host_lines = _lines_until(host, "punching from 10.88.10.2:")
+        code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
+        guest = subprocess.Popen(
+            [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common],
+            env=koikoi_env(tmp_path / "guest"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        guest_lines = _lines_until(guest, "  kka1:")
+        host.stdin.write(guest_lines[-1].strip() + "\n")
+        host.stdin.flush()
+        guest_err = guest.communicate(timeout=120)[1]
+        host_err = host.communicate(timeout=60)[1]
+    finally:
+        for process in (host, guest):
+            if process is not None:
+                process.kill()
+                process.wait(timeout=10)
+    said = "\n".join(guest_lines) + guest_err
+    assert guest.returncode == 0, said
+    assert host.returncode == 0, host_err
+    assert "Traceback" not in said + host_err
+    assert "Could not reach the host: " in said
+    assert "punching from 10.88.20.2:" in said, said  # the guest's candidate, from coturn
+    assert "The punch to the host at 10.88.10.2:" in said, said
+    assert "and punching to 10.88.20.2:" in host_err, host_err
+    assert "Guest 10.88.20.2:" in host_err, host_err  # seated over the punched connection
+    records = sorted((tmp_path / "replays").glob("*.koikoi"))
+    assert len(records) == 2
+    for record in records:
+        verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
