@@ -7,6 +7,7 @@ two meet is the host dialling the guest's answer code."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -197,3 +198,106 @@ async def test_a_whole_match_when_only_the_guest_can_be_reached(
 def test_the_spec_quotes_the_first_vector() -> None:
     spec = (Path(__file__).parent.parent / "protocol" / "INVITE.md").read_text()
     assert str(VECTORS["valid"][0]["code"]) in spec
+
+
+async def _cutting_proxy(
+    target: list[int], cut_after: int, seen: list[int], task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
+) -> None:
+    """A loopback relay to ``target[0]`` whose first connection is cut once ``cut_after`` bytes went
+    through it (a dropped connection mid-match); the ones after it pass whole. ``seen`` gets each
+    connection's byte count as it ends."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    task_status.started(int(listeners[0].socket.getsockname()[1]))
+    count = 0
+
+    async def handle(client: trio.SocketStream) -> None:
+        nonlocal count
+        count += 1
+        limit = cut_after if count == 1 else None
+        try:
+            upstream = await trio.open_tcp_stream("127.0.0.1", target[0])
+        except OSError:  # the guest is not listening again yet: the host is refused, and dials again
+            await trio.aclose_forcefully(client)
+            return
+        moved = 0
+        async with trio.open_nursery() as pumps:
+
+            async def pump(source: trio.SocketStream, sink: trio.SocketStream) -> None:
+                nonlocal moved
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                    while data := await source.receive_some(4096):
+                        await sink.send_all(data)
+                        moved += len(data)
+                        if limit is not None and moved >= limit:
+                            break
+                pumps.cancel_scope.cancel()
+
+            pumps.start_soon(pump, client, upstream)
+            pumps.start_soon(pump, upstream, client)
+        seen.append(moved)
+        await trio.aclose_forcefully(client)
+        await trio.aclose_forcefully(upstream)
+
+    await trio.serve_listeners(handle, listeners)
+
+
+async def test_after_a_drop_the_host_dials_the_guest_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reverse connection drops mid-match (a relay in between cuts it): the guest listens again on its
+    port, the host dials the answer code's address again, the match resumes and is played out."""
+    monkeypatch.setenv("KOIKOI_HOME", str(tmp_path / "home"))
+    keys = [Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()]
+    chosen = iter(keys)
+    monkeypatch.setattr(netplay, "load_identity", lambda: next(chosen))
+    replays = tmp_path / "replays"
+    options = HostOptions(preset("lemme").with_option("rounds", "3"), 0, "127.0.0.1", 0, replays, upnp=False)
+    unreachable = Invite(("127.0.0.1",), _closed_port(), fingerprint(public_bytes(keys[0])))
+    pasted_in, pasted = trio.open_memory_channel[str | None](10)
+    guest_port: list[int] = []
+    relayed: list[int] = []
+    results: dict[int, NetMatchResult] = {}
+    lines: list[str] = []
+    hosting = trio.Event()
+
+    async def no(question: str) -> bool:
+        return False
+
+    async def read_pasted() -> str | None:
+        return await pasted.receive()
+
+    with trio.move_on_after(120) as waited:
+        async with trio.open_nursery() as nursery:
+            proxy = await nursery.start(_cutting_proxy, guest_port, 3000, relayed)
+
+            def guest_say(line: str) -> None:
+                lines.append(line)
+                if re.fullmatch(r"  kka1:\S+", line):
+                    answer = Answer.parse(line)
+                    guest_port.append(answer.port)  # the host is handed the relay's port instead
+                    pasted_in.send_nowait(Answer(("127.0.0.1",), proxy, answer.guest, answer.host).format())
+
+            def host_say(line: str) -> None:
+                lines.append(line)
+                hosting.set()
+
+            async def host() -> None:
+                player = lambda seat: BotPlayer(RandomAgent(7), seat)  # noqa: E731
+                results[0] = await host_match(options, player, host_say, no, None, read_pasted)
+
+            async def guest() -> None:
+                await hosting.wait()
+                join = JoinOptions.from_invite(unreachable, replays, 5.0, AnswerBack(0, "127.0.0.1", upnp=False))
+                results[1] = await join_match(join, lambda seat: BotPlayer(RandomAgent(8), seat), guest_say, no)
+
+            async def both() -> None:
+                async with trio.open_nursery() as players:
+                    players.start_soon(host)
+                    players.start_soon(guest)
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(both)
+    assert not waited.cancelled_caught, "\n".join(lines)
+    assert results[0].ok and results[1].ok, (results, lines)
+    assert len(relayed) >= 2 and relayed[0] >= 3000, relayed  # cut once, then dialled again through the relay
+    records = sorted(replays.glob("*.koikoi"))
+    assert len(records) == 2
+    assert [r.verdict for r in verify_paths(records, jobs=1)] == [Verdict.VERIFIED] * 2
