@@ -2,7 +2,8 @@
 from a channel. ``r`` at the end screen is a yes, and the screen then waits for the opponent's answer; the
 next match clears the table and keeps the last one's screen for the summary; Enter is a no and the end
 screen is not shown again; a question called off (the opponent's no, the time running out) leaves the end
-screen up, saying why in one line, with no ``r`` on offer. The seconds left are counted down."""
+screen up, saying why in one line, with no ``r`` on offer. The seconds left are counted down, and a narrow
+window keeps both keys and the seconds."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import trio
 
 from p2p_koikoi.net.rematch import Verdict
 from p2p_koikoi.session.events import SessionEnd
+from p2p_koikoi.ui.render import render, screen_text
+from p2p_koikoi.ui.state import TableState
 from tests.test_ui_table import BACKGROUND, at_table
 
 RECORD = Path("/tmp/some-record.koikoi")
@@ -71,3 +74,12 @@ async def test_a_question_called_off_leaves_the_end_screen_saying_why() -> None:
         with trio.fail_after(5):
             await done.wait()
         assert player.rematch is False and not player.earlier
+
+
+def test_a_narrow_end_screen_keeps_both_keys_and_the_seconds() -> None:
+    state = TableState(names=("You", "Bot"), final=True, rematch_offered=True, time_left=27, record=RECORD)
+    for width, height in ((80, 24), (60, 20), (40, 12)):
+        last = screen_text(render(state, width, height)).rstrip().splitlines()[-1]
+        assert "r:" in last and "Enter: leave" in last and "27 s" in last, (width, last)
+    state.rematch_offered, state.time_left, state.answer_awaited = False, None, True
+    assert "waiting for Bot to answer…" in screen_text(render(state, 40, 12))

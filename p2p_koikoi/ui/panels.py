@@ -226,13 +226,23 @@ def final_screen(state: TableState, width: int) -> list[Text]:
     else:
         lines.append(fit("  Where the record is saved is printed when you leave.", width, "dim"))
     lines.append(Text())
-    keys = "r: play again · Enter: leave" if state.rematch_offered else "Enter: leave"
-    if state.rematch_offered and state.time_left is not None:
-        keys += f" · {state.time_left} s to answer"
-    elif state.answer_awaited:
-        keys = f"waiting for {state.them} to answer…"
-    lines.append(fit(f"  {keys}", width, "dim"))
+    lines.append(fit(f"  {_final_keys(state, width - 2)}", width, "dim"))
     return lines
+
+
+def _final_keys(state: TableState, room: int) -> str:
+    """The end screen's keys: to leave, and, on offer, another match with its seconds left, in the longest
+    wording that fits (a narrow window keeps both keys and the seconds)."""
+    if state.answer_awaited:
+        return f"waiting for {state.them} to answer…"
+    if not state.rematch_offered:
+        return "Enter: leave"
+    left = state.time_left
+    wordings = ["r: play again · Enter: leave", "r: again · Enter: leave"]
+    if left is not None:
+        wordings = [f"r: play again · Enter: leave · {left} s to answer", f"r: play again · Enter: leave · {left} s"]
+        wordings.append(f"r: again · Enter: leave · {left} s")
+    return next((w for w in wordings if len(w) <= room), wordings[-1])
 
 
 def _wrapped(text: str, width: int) -> list[Text]:
