@@ -23,6 +23,7 @@ from p2p_koikoi.fairness import Commit, Deck, Keys, Reveal, parse_message
 from p2p_koikoi.net.timing import Timing
 from p2p_koikoi.record.copies import Copy, Ruling, compare_copies
 from p2p_koikoi.referee import Ending
+from p2p_koikoi.session.events import MatchOver
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing.adversary import Duel, Tamper, duel, forge, signing_key
 from p2p_koikoi.wire import Entry, SignedEntry
@@ -146,7 +147,7 @@ def assert_honest_won(d: Duel, how: Ending) -> None:
     winners = {r.winner for i, r in enumerate((record.ending, theirs.ending)) if i in found.stands and r is not None}
     assert winners <= {honest.seat}, found.text
     # The live screen: the match's end as the honest player was told it.
-    overs = [e for e in d.player.events if e.kind == "over" and e.outcome is not None]
+    overs = [e for e in d.player.events if isinstance(e, MatchOver) and e.outcome is not None]
     assert overs and overs[-1].outcome is not None and overs[-1].outcome.winner == honest.seat
 
 
