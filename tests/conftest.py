@@ -1,4 +1,5 @@
-"""What every test file shares: the process the suite runs in.
+"""What every test file shares: the process the suite runs in, and the presets and strategies the files use
+alike (``from conftest import SHORT_LEMME``: one definition, not a copy in each file).
 
 Ctrl-C tests send SIGINT to a child ``koikoi`` process and expect what a terminal's Ctrl-C gets. A child
 inherits an *ignored* SIGINT (a suite started from ``nohup``, a CI runner, or a shell's background job
@@ -12,6 +13,18 @@ from __future__ import annotations
 import signal
 
 import pytest
+from hypothesis import strategies as st
+
+from p2p_koikoi.engine import PRESETS, preset
+
+SHORT_LEMME = preset("lemme").with_option("rounds", "3")
+"""The two-peer tests' usual match: Lemme's rules over three rounds (no Hiki, few hand yaku)."""
+
+SHORT_NINTENDO = preset("nintendo").with_option("rounds", "3")
+"""Nintendo's rules over three rounds: hand yaku and the exchange, for the tests that need them."""
+
+presets = st.sampled_from(sorted(PRESETS))
+"""A preset's name, for property tests over every rule set."""
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import presets
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -30,7 +31,6 @@ from p2p_koikoi.engine import (
 )
 from p2p_koikoi.engine.rules import Scoring
 
-presets = st.sampled_from(sorted(PRESETS))
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 QUICK = Level("test", 24, 30.0)  # a strong bot small enough for property tests
 SPECS = ["random", "greedy", "strong"]

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
+from conftest import SHORT_LEMME
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.app.netplay import admit_guest
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots import RandomAgent
-from p2p_koikoi.engine import preset
 from p2p_koikoi.net.door import Door, DropKind, DropLog, Dropped, Entered, address_key, fd_budget
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting, Guard, NotKoikoi, greet_as_guest, greet_as_host, token_nonce
@@ -33,7 +33,7 @@ from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing import KOIKOI, free_port, join_bot, koikoi_env, spawn_host
 from p2p_koikoi.wire import VERSION, Hello, Ping, encode, public_bytes
 
-RULES = preset("lemme").with_option("rounds", "3")
+RULES = SHORT_LEMME
 
 # -- the bookkeeping -------------------------------------------------------------------------
 

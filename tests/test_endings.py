@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from conftest import SHORT_NINTENDO
+
 from p2p_koikoi.bots import RandomAgent
-from p2p_koikoi.engine import MatchContext, Phase, preset
+from p2p_koikoi.engine import MatchContext, Phase
 from p2p_koikoi.record.verify import VerifyReport
 from p2p_koikoi.referee import Claim, Ending, Stage
 from p2p_koikoi.session.match_session import MatchSession, SessionEnd, Waiting
@@ -22,7 +24,7 @@ from p2p_koikoi.testing import SessionPair, decide, deterministic_entropy, pipe_
 from p2p_koikoi.wire import SignedEntry
 from tests.record_support import verify_entries
 
-RULES = preset("nintendo").with_option("rounds", "3")
+RULES = SHORT_NINTENDO
 AGENTS = (RandomAgent(1), RandomAgent(2))
 
 

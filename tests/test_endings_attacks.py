@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import SHORT_NINTENDO
 from test_cheat_support import at_move
 
-from p2p_koikoi.engine import preset
 from p2p_koikoi.fairness import Commit, Deck, Keys, Reveal, parse_message
 from p2p_koikoi.net.timing import Timing
 from p2p_koikoi.record.copies import Copy, Ruling, compare_copies
@@ -30,7 +30,7 @@ from p2p_koikoi.wire import Entry, SignedEntry
 from p2p_koikoi.wire.frames import Frame
 from tests.record_support import verify_entries
 
-RULES = preset("nintendo").with_option("rounds", "3")
+RULES = SHORT_NINTENDO
 FAST = Timing(
     keepalive=0.2,
     quiet_after=0.5,

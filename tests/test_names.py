@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import SHORT_LEMME
 
 from p2p_koikoi.app.call_names import CallNames, KeyRef
 from p2p_koikoi.app.player_labels import labels, same_name_note
 from p2p_koikoi.bots import RandomAgent
-from p2p_koikoi.engine import preset
 from p2p_koikoi.record.identity_names import fingerprint, short_fingerprint
 from p2p_koikoi.session.events import Players
 from p2p_koikoi.session.match_session import MatchSession
@@ -26,7 +26,7 @@ from p2p_koikoi.wire.bodies import AcceptBody, MatchBody
 from p2p_koikoi.wire.player_name import PlayerName
 from p2p_koikoi.wire.sent_names import sent_names
 
-RULES = preset("lemme").with_option("rounds", "3")
+RULES = SHORT_LEMME
 BAD_NAMES = ["Eve\x07", "Eve\u202eevil", "Eve\x1b[2J", " Hana", "Hana  Mori", "", "x" * 25, "Eve\u200b"]
 
 

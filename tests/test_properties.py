@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import random
 
+from conftest import presets
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p_koikoi.engine import (
     ALL_CARDS,
     CHANCE,
-    PRESETS,
     AnyAction,
     Card,
     Deal,
@@ -26,7 +26,6 @@ from p2p_koikoi.engine import (
 from p2p_koikoi.engine.playout import random_playout
 from p2p_koikoi.engine.round import OutcomeKind
 
-presets = st.sampled_from(sorted(PRESETS))
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 
 

@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
+from conftest import SHORT_NINTENDO
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.bots import RandomAgent
-from p2p_koikoi.engine import MatchContext, Phase, preset
+from p2p_koikoi.engine import MatchContext, Phase
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.resume import Fork, ResumeClaim, resume_as_guest, resume_as_host
 from p2p_koikoi.record.reader import read_record
@@ -36,7 +37,7 @@ from p2p_koikoi.wire.entry import STATE_BYTES
 from p2p_koikoi.wire.frames import Frame, Resume, ResumeProof
 from tests.record_support import verify_entries
 
-RULES = preset("nintendo").with_option("rounds", "3")
+RULES = SHORT_NINTENDO
 AGENTS = (RandomAgent(1), RandomAgent(2))
 LABEL = b"outage"
 

@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 import trio
 import trio.testing
+from conftest import SHORT_LEMME
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.bots.base import MatchContext
-from p2p_koikoi.engine import AnyAction, Round, preset
+from p2p_koikoi.engine import AnyAction, Round
 from p2p_koikoi.net.door import Conclusive
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.resume import Fork, ResumeClaim, resume_as_guest, resume_as_host
@@ -31,7 +32,7 @@ from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing.sessions import SessionPair, decide, deterministic_entropy, session_pair
 from p2p_koikoi.wire import RemoteProtocolError, SignedEntry
 
-RULES = preset("lemme").with_option("rounds", "3")
+RULES = SHORT_LEMME
 
 
 @dataclass

@@ -12,11 +12,12 @@ from collections.abc import Sequence
 import pytest
 import trio
 import trio.testing
+from conftest import SHORT_LEMME
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots import RandomAgent
-from p2p_koikoi.engine import AnyAction, MatchContext, Round, preset
+from p2p_koikoi.engine import AnyAction, MatchContext, Round
 from p2p_koikoi.net.countdown import Countdown
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.record_sync import RecordSync, reveals_secret
@@ -28,7 +29,7 @@ from p2p_koikoi.wire import Frame, Ping, Pong, SignedEntry, public_bytes
 
 KEYS = (Ed25519PrivateKey.from_private_bytes(b"\x15" * 32), Ed25519PrivateKey.from_private_bytes(b"\x16" * 32))
 NONCES = (b"\x17" * 32, b"\x18" * 32)
-RULES = preset("lemme").with_option("rounds", "3")
+RULES = SHORT_LEMME
 
 
 class Quick(BotPlayer):

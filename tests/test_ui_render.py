@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import SHORT_NINTENDO
 
 from p2p_koikoi.app.coach import pointless_koikoi
 from p2p_koikoi.app.decision import koikoi_risk
@@ -22,7 +23,7 @@ from p2p_koikoi.ui.render import render, screen_text
 from p2p_koikoi.ui.state import Overlay, RoundEnd, TableState, waiting_text
 from p2p_koikoi.ui.telling import Teller
 
-RULES = preset("nintendo").with_option("rounds", "3")
+RULES = SHORT_NINTENDO
 
 
 def deal(seed: int, rules: RuleSet = RULES) -> Round:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from conftest import SHORT_NINTENDO
 from rich.text import Text
 
 from p2p_koikoi.app.local_match import play_local_match
@@ -23,7 +24,7 @@ from p2p_koikoi.session.events import MatchOver, Moves, RoundScored
 from p2p_koikoi.ui.render import screen_text
 from p2p_koikoi.ui.table_player import TablePlayer
 
-RULES = preset("nintendo").with_option("rounds", "3")
+RULES = SHORT_NINTENDO
 
 
 class Recorder:
