@@ -95,7 +95,8 @@ async def dial_guest(
     """Dial every address of ``answer`` at once and greet as the host; the first guest that proves the
     answer's key (and ``token``, when the host admits only holders of its invite) wins. With
     ``punch_from`` (the local port of our STUN mapping) and a punch candidate in the answer, a hole punch
-    to it runs alongside (:mod:`p2p_koikoi.net.punch`).
+    to it runs alongside, started last (:mod:`p2p_koikoi.net.punch`): a guest that can be dialled is
+    dialled, and the punch, the next rung, adds nothing when it is not needed.
     :class:`CouldNotJoin` says in one line how every address failed."""
     guard = Guard(answer.guest, token)
     targets = {str(Address(host, answer.port)): Address(host, answer.port) for host in interleave(answer.addresses)}
@@ -126,7 +127,7 @@ async def dial_guest(
         await trio.aclose_forcefully(won[0].stream)
 
     try:
-        return await happy_eyeballs(([punch] if punch else []) + list(targets), attempt, timeout, release)
+        return await happy_eyeballs([*targets, *([punch] if punch else [])], attempt, timeout, release)
     except AllFailed as exc:
         raise CouldNotJoin(_unreached(exc.failures, timeout), exc.failures) from None
 

@@ -1,0 +1,170 @@
+"""Which rung of the connection ladder connects two players, and how soon, per pair of NATs (issue 26).
+
+Builds two homes behind nftables NATs with no UPnP and a public namespace with coturn between them
+(``tests/nat_pair.py``; needs root, ``ip``, ``nft`` and ``turnserver``), then for each pair plays a whole
+match between two bot processes (``koikoi host`` and ``koikoi join`` with ``--bot random``, 3 rounds),
+handing the guest's answer code to the host as soon as it is printed, as a player pasting at once would:
+
+    python bench/reach.py [--runs N]
+
+Printed per pair and run: the rung that connected (direct, reverse, punch, or none), the seconds from the
+guest's start to its "Connected" line (the ladder's whole cost, the failed direct dial included: the
+guest is run with ``--timeout 3``), the seconds from the paste to it (what the later rungs add once the
+answer is in), and whether both records verified. A pair that does not connect within 20 s of the
+paste is stopped and shown as "none". There is no relay (issue 26 item 4), so the pairs with an
+endpoint-dependent NAT show "none".
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from p2p_koikoi.testing import KOIKOI, koikoi_env
+from tests.nat_pair import STUN, Mapping, NatPair, namespaces_allowed, nat_pair
+
+STUN_AT = f"{STUN[0]}:{STUN[1]}"
+AFTER_PASTE = 20.0
+
+
+@dataclass(frozen=True)
+class Pair:
+    name: str
+    a: Mapping  # the first home's NAT
+    b: Mapping
+    host: str  # where the host runs: "a", "b" or "pub"
+    guest: str
+
+
+PAIRS = (
+    Pair("reachable host (first rung)", Mapping.EIM, Mapping.EIM, "pub", "b"),
+    Pair("reachable guest x unreachable host", Mapping.EIM, Mapping.EIM, "a", "pub"),
+    Pair("EIM x EIM", Mapping.EIM, Mapping.EIM, "a", "b"),
+    Pair("EIM x EDM", Mapping.EIM, Mapping.EDM, "a", "b"),
+    Pair("EDM x EDM", Mapping.EDM, Mapping.EDM, "a", "b"),
+)
+
+
+@dataclass
+class Run:
+    rung: str
+    connect: float | None
+    after_paste: float | None
+    verified: bool
+
+
+def _reader(process: subprocess.Popen[str], lines: queue.Queue[tuple[float, str]]) -> None:
+    assert process.stderr is not None
+    for line in process.stderr:
+        lines.put((time.monotonic(), line.rstrip("\n")))
+
+
+def _until(lines: queue.Queue[tuple[float, str]], words: str, seconds: float, seen: list[str]) -> float | None:
+    """When a line holding ``words`` came (monotonic), or None after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            at, line = lines.get(timeout=0.1)
+        except queue.Empty:
+            continue
+        seen.append(line)
+        if words in line:
+            return at
+    return None
+
+
+def _namespace(net: NatPair, where: str) -> str:
+    return {"a": net.a, "b": net.b, "pub": net.pub}[where]
+
+
+def play(net: NatPair, pair: Pair, folder: Path) -> Run:
+    replays = folder / "replays"
+    common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", str(replays)]
+    host = subprocess.Popen(
+        [*net.exec(_namespace(net, pair.host)), *KOIKOI, "host", "--rules", "lemme", "--rounds", "3", *common],
+        env=koikoi_env(folder / "host"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    guest: subprocess.Popen[str] | None = None
+    try:
+        host_lines: queue.Queue[tuple[float, str]] = queue.Queue()
+        threading.Thread(target=_reader, args=(host, host_lines), daemon=True).start()
+        seen: list[str] = []
+        if _until(host_lines, "paste it here", 30, seen) is None:
+            return Run("host failed", None, None, False)
+        code = next(line for line in seen if "kk1:" in line).split("koikoi join ")[1]
+        started = time.monotonic()
+        guest = subprocess.Popen(
+            [*net.exec(_namespace(net, pair.guest)), *KOIKOI, "join", code, "--timeout", "3", *common],
+            env=koikoi_env(folder / "guest"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        guest_lines: queue.Queue[tuple[float, str]] = queue.Queue()
+        threading.Thread(target=_reader, args=(guest, guest_lines), daemon=True).start()
+        said: list[str] = []
+        pasted: float | None = None
+        connected: float | None = None
+        while connected is None:
+            at = _until(guest_lines, "", AFTER_PASTE if pasted else 30, said)
+            if at is None or (pasted is not None and time.monotonic() - pasted > AFTER_PASTE):
+                return Run("none", None, None, False)
+            line = said[-1]
+            if line.startswith("  kka1:") and pasted is None:
+                assert host.stdin is not None
+                host.stdin.write(line.strip() + "\n")
+                host.stdin.flush()
+                pasted = time.monotonic()
+            elif line.startswith("Connected to "):
+                connected = at
+        rung = "punch" if any("punch to the host" in s for s in said) else "reverse" if pasted else "direct"
+        guest.wait(timeout=120)
+        host.wait(timeout=60)
+        records = sorted(replays.glob("*.koikoi"))
+        verified = len(records) == 2 and all(
+            subprocess.run([*KOIKOI, "verify", str(r)], capture_output=True, check=False).returncode == 0
+            for r in records
+        )
+        return Run(rung, connected - started, connected - pasted if pasted else None, verified)
+    finally:
+        for process in (host, guest):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    reason = namespaces_allowed()
+    if reason:
+        sys.exit(f"reach: {reason}")
+    print(f"{'pair':<38} {'run':>3}  {'rung':<8} {'connect s':>9} {'after paste s':>13}  records")
+    for pair in PAIRS:
+        for run in range(1, args.runs + 1):
+            with tempfile.TemporaryDirectory() as tmp:
+                folder = Path(tmp)
+                with nat_pair(folder / "coturn.log", pair.a, pair.b) as net:
+                    result = play(net, pair, folder)
+            connect = f"{result.connect:.2f}" if result.connect is not None else "-"
+            after = f"{result.after_paste:.3f}" if result.after_paste is not None else "-"
+            verified = "verified" if result.verified else "-"
+            print(f"{pair.name:<38} {run:>3}  {result.rung:<8} {connect:>9} {after:>13}  {verified}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
