@@ -43,7 +43,7 @@ from p2p_koikoi.record.format import secret_path
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.writer import RecordWriter, record_name
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, SessionEnd, Waiting
-from p2p_koikoi.wire import Ping, Pong, RemoteProtocolError, SignedEntry, public_bytes
+from p2p_koikoi.wire import RemoteProtocolError, SignedEntry, public_bytes
 from p2p_koikoi.wire.frames import Resume
 
 __all__ = [
@@ -361,15 +361,14 @@ async def _await_accept(channel: FramedChannel, session: MatchSession) -> None:
         frame = await channel.receive()
         if frame is None:
             raise ConnectionLost("the guest left before accepting the rules")
-        if isinstance(frame, Ping):
-            await channel.send(Pong(frame.n))
-        elif isinstance(frame, SignedEntry):
+        if await channel.keepalive(frame):
+            continue
+        if isinstance(frame, SignedEntry):
             session.receive(frame)
             return
-        elif isinstance(frame, Resume):
+        if isinstance(frame, Resume):
             raise StrayResume("it resumes a match we do not hold unfinished (it was told how to start afresh)")
-        elif not isinstance(frame, Pong):
-            raise RemoteProtocolError("bad-frame", "a second hello")
+        raise RemoteProtocolError("bad-frame", "a second hello")
 
 
 def reachable_hosts(listening: list[Address], bind: str | None) -> list[str]:
