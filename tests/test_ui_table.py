@@ -302,21 +302,3 @@ async def test_a_resumed_match_shows_the_rounds_before_and_no_next_dealer_after_
         await keys.send("enter")
         await player.settle()
     assert player.state.results[: len(match.results)] == match.results  # the end table has every round
-
-
-@pytest.mark.parametrize(("key", "again"), [("r", True), ("enter", False)])
-async def test_the_end_screen_offers_another_match(key: str, again: bool) -> None:
-    async with at_table() as (player, screen, keys):
-        done = trio.Event()
-
-        async def finish() -> None:
-            await player.finish(Path("/tmp/some-record.koikoi"), rematch=True)
-            done.set()
-
-        BACKGROUND[player].start_soon(finish)
-        text = await screen.shows("Match over")
-        assert "r: play again · Enter: leave" in text
-        await keys.send(key)
-        with trio.fail_after(5):
-            await done.wait()
-        assert player.rematch is again

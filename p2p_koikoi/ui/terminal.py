@@ -106,9 +106,9 @@ async def _until_left(use_case: UseCase, player: TablePlayer) -> NetMatchResult 
 Played = list[tuple[NetMatchResult | None, TablePlayer]]
 
 
-async def _at_table(use_case: UseCase, setting: dict[str, Any], rematch: bool) -> Played:
-    """Run matches at the table until the person leaves: one, or, when ``rematch`` is offered, another
-    each time they ask for it with ``r`` at the end screen."""
+async def _at_table(use_case: UseCase, setting: dict[str, Any]) -> Played:
+    """Run the use case at the table: its match, and any other its connection plays (the table's
+    :meth:`~TablePlayer.again` and :meth:`~TablePlayer.for_match`), then the end screen."""
     console = Console(highlight=False)
     ascii_only = not (console.encoding or "").lower().startswith("utf")
     keys_in, keys_out = trio.open_memory_channel[str](math.inf)
@@ -123,17 +123,15 @@ async def _at_table(use_case: UseCase, setting: dict[str, Any], rematch: bool) -
     with cbreak(fd), LiveScreen(console) as screen:
         reader.start()
         try:
-            while not played or played[-1][1].rematch:
-                player = TablePlayer(screen, pause=terminal_pause(), ascii_only=ascii_only, **setting)
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(player.run, keys_out)
-                    nursery.start_soon(_redraw_on_resize, player)
-                    result = await _until_left(use_case, player)
-                    played.append((result, player))
-                    if result is not None and result.report is not None:
-                        ended_by = result.report.ended_by
-                        await player.finish(result.record, rematch=rematch, ended_by=ended_by, notes=result.notes)
-                    nursery.cancel_scope.cancel()
+            player = TablePlayer(screen, pause=terminal_pause(), ascii_only=ascii_only, **setting)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(player.run, keys_out)
+                nursery.start_soon(_redraw_on_resize, player)
+                result = await _until_left(use_case, player)
+                played.append((result, player))
+                if result is not None and result.report is not None:
+                    await player.finish(result.record, ended_by=result.report.ended_by, notes=result.notes)
+                nursery.cancel_scope.cancel()
         finally:
             reader.stop()
     return played
@@ -158,15 +156,14 @@ def run_at_table(
     rules: RuleSet | None = None,
     waiting: str = "Connecting…",
     assume_yes: bool = False,
-    rematch: bool = False,
 ) -> NetMatchResult | None:
     """Run ``use_case`` at the terminal table, the person in ``seat``; None if they left before the
     match began. ``names`` are ours and the opponent's; ``waiting`` says what the screen waits for
-    until the match starts. With ``rematch`` the end screen offers another match (``r``), run by
-    ``use_case`` again; the last match's result is returned, the earlier ones are summed up here."""
+    until the match starts. When the use case plays several matches on its connection (another match,
+    ``r`` at the end screen), the last match's result is returned, and every match is summed up here."""
     setting = {"seat": seat, "names": names, "rules": rules, "waiting": waiting, "assume_yes": assume_yes}
     try:
-        played = trio.run(_at_table, use_case, setting, rematch)
+        played = trio.run(_at_table, use_case, setting)
     except BaseExceptionGroup as group:
         raise _plain_error(group) from None
     console = Console(highlight=False, soft_wrap=True)
