@@ -7,12 +7,12 @@ handing the guest's answer code to the host as soon as it is printed, as a playe
 
     python bench/reach.py [--runs N]
 
-Printed per pair and run: the rung that connected (direct, reverse, punch, or none), the seconds from the
+Printed per pair and run: the rung that connected (direct, reverse, punch, relay, or none), the seconds from the
 guest's start to its "Connected" line (the ladder's whole cost, the failed direct dial included: the
 guest is run with ``--timeout 3``), the seconds from the paste to it (what the later rungs add once the
 answer is in), and whether both records verified. A pair that does not connect within 20 s of the
-paste is stopped and shown as "none". There is no relay (issue 26 item 4), so the pairs with an
-endpoint-dependent NAT show "none".
+paste is stopped and shown as "none". The guest is given coturn as its TURN relay (``--relay``), the
+last resort where a NAT is endpoint-dependent.
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from p2p_koikoi.testing import KOIKOI, koikoi_env
-from tests.nat_pair import STUN, Mapping, NatPair, namespaces_allowed, nat_pair
+from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair, namespaces_allowed, nat_pair
 
 STUN_AT = f"{STUN[0]}:{STUN[1]}"
+RELAY = ["--relay", f"turn:10.88.20.1:{STUN[1]}", "--relay-user", TURN_USER, "--relay-password", TURN_PASSWORD]
 AFTER_PASTE = 20.0
 
 
@@ -107,7 +108,7 @@ def play(net: NatPair, pair: Pair, folder: Path) -> Run:
         code = next(line for line in seen if "kk1:" in line).split("koikoi join ")[1]
         started = time.monotonic()
         guest = subprocess.Popen(
-            [*net.exec(_namespace(net, pair.guest)), *KOIKOI, "join", code, "--timeout", "3", *common],
+            [*net.exec(_namespace(net, pair.guest)), *KOIKOI, "join", code, "--timeout", "3", *common, *RELAY],
             env=koikoi_env(folder / "guest"),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -130,7 +131,11 @@ def play(net: NatPair, pair: Pair, folder: Path) -> Run:
                 pasted = time.monotonic()
             elif line.startswith("Connected to "):
                 connected = at
-        rung = "punch" if any("punch to the host" in s for s in said) else "reverse" if pasted else "direct"
+        rung = "reverse" if pasted else "direct"
+        if any("punch to the host" in s for s in said):
+            rung = "punch"
+        elif any("through the relay" in s for s in said):
+            rung = "relay"
         guest.wait(timeout=120)
         host.wait(timeout=60)
         records = sorted(replays.glob("*.koikoi"))

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from p2p_koikoi.testing import KOIKOI, koikoi_env
-from tests.nat_pair import STUN, Mapping, NatPair, namespaces_allowed, nat_pair
+from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair, namespaces_allowed, nat_pair
 from tests.netns_support import no_namespaces
 
 STUN_AT = f"{STUN[0]}:{STUN[1]}"
@@ -105,6 +105,66 @@ def test_a_whole_match_over_a_hole_punched_through_two_nats(eim_pair: NatPair, t
     assert "The punch to the host at 10.88.10.2:" in said, said
     assert "and punching to 10.88.20.2:" in host_err, host_err
     assert "Guest 10.88.20.2:" in host_err, host_err  # seated over the punched connection
+    records = sorted((tmp_path / "replays").glob("*.koikoi"))
+    assert len(records) == 2
+    for record in records:
+        verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+@pytest.fixture
+def edm_pair(tmp_path: Path) -> Iterator[NatPair]:
+    reason = namespaces_allowed()
+    if reason:
+        no_namespaces(reason)
+    with nat_pair(tmp_path / "coturn.log", Mapping.EDM, Mapping.EDM) as net:
+        yield net
+
+
+def test_two_symmetric_nats_fall_back_to_the_relay(edm_pair: NatPair, tmp_path: Path) -> None:
+    """EDM x EDM (``masquerade fully-random`` on both routers): no direct rung can work, so the guest also
+    allocates a relayed address on coturn (TURN over TCP, RFC 6062) and lets the host's public address in;
+    the host dials it as any address in the answer, and the whole match goes through the relay."""
+    net = edm_pair
+    replays = str(tmp_path / "replays")
+    common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", replays]
+    relay = ["--relay", f"turn:10.88.20.1:{STUN[1]}", "--relay-user", TURN_USER, "--relay-password", TURN_PASSWORD]
+    host = subprocess.Popen(
+        [*net.exec(net.a), *KOIKOI, "host", "--port", "7447", *RULES, *common],
+        env=koikoi_env(tmp_path / "host"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    guest: subprocess.Popen[str] | None = None
+    try:
+        assert host.stdin is not None
+        host_lines = _lines_until(host, "punching from 10.88.10.2:")
+        code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
+        guest = subprocess.Popen(
+            [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common, *relay],
+            env=koikoi_env(tmp_path / "guest"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        guest_lines = _lines_until(guest, "  kka1:")
+        host.stdin.write(guest_lines[-1].strip() + "\n")
+        host.stdin.flush()
+        guest_err = guest.communicate(timeout=120)[1]
+        host_err = host.communicate(timeout=60)[1]
+    finally:
+        for process in (host, guest):
+            if process is not None:
+                process.kill()
+                process.wait(timeout=10)
+    said = "\n".join(guest_lines) + guest_err
+    assert guest.returncode == 0, said
+    assert host.returncode == 0, host_err
+    assert "Traceback" not in said + host_err
+    assert "The host came through the relay at 10.88.10.1:" in said, said
+    assert "Guest 10.88.10.1:" in host_err, host_err  # seated through the relay's address
     records = sorted((tmp_path / "replays").glob("*.koikoi"))
     assert len(records) == 2
     for record in records:

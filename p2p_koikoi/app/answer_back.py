@@ -11,6 +11,7 @@ two codes named.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -27,12 +28,14 @@ from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import Greeting
 from p2p_koikoi.net.invite import MAX_ADDRESSES
 from p2p_koikoi.net.portmap import Mapper
-from p2p_koikoi.net.reverse import await_host, punch_host
+from p2p_koikoi.net.reverse import await_host, greet_the_host, punch_host
 from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, dialable
+from p2p_koikoi.net.turn import Allocation, Relay, TurnError, allocate
 
 __all__ = ["ANSWER_WAIT", "SEND_BACK", "AnswerBack", "Reached", "say_answer", "wait_for_host"]
 
 ANSWER_WAIT = 600.0  # the host's player has ten minutes to paste the answer
+RELAY_SETUP = 5.0  # seconds for the TURN server to allocate and permit
 Say = Callable[[str], None]
 
 
@@ -47,6 +50,7 @@ class AnswerBack:
     upnp: bool = True
     wait: float = ANSWER_WAIT
     stun: tuple[tuple[str, int], ...] = ()  # STUN servers for a hole punch (none: no punch)
+    relay: Relay | None = None  # a TURN server to relay through when nothing direct works
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +62,7 @@ class Reached:
     greeting: Greeting
     address: Address
     port: int
+    relayed: bool = False  # through the TURN relay, whose allocation then lasts as long as the match
 
 
 SEND_BACK = "  Send this answer code to the host, to paste into its koikoi host screen:"
@@ -88,6 +93,7 @@ async def wait_for_host(
     host = pin.fingerprint
     assert host is not None
     punching = await ask_stun(back.stun, back.bind) if host_punch is not None else Punching()
+    relayed = await _allocate(back.relay, host_punch, say)
     listening: list[int] = []
 
     async def on_listening(addresses: list[Address]) -> None:
@@ -96,11 +102,12 @@ async def wait_for_host(
         port = addresses[0].port
         listening.append(port)
         hosts = reachable_hosts(addresses, back.bind)[:MAX_ADDRESSES]
-        say_answer(Answer(tuple(hosts), port, ours, host, punching.candidate), say)
+        relay = relayed.relayed if relayed is not None else None
+        say_answer(Answer(tuple(hosts), port, ours, host, punching.candidate, relay), say)
         say(f"  (listening at {', '.join(str(Address(h, port)) for h in hosts)}{_punching_words(punching)})")
         if back.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
             routers.append(Mapper(port))
-            nursery.start_soon(_map_port, routers[-1], hosts, port, ours, host, say, punching.candidate)
+            nursery.start_soon(_map_port, routers[-1], hosts, port, ours, host, say, punching.candidate, relay)
 
     async def by_listening() -> Reached:
         channel, greeting, address = await _listen(back, key, pin, on_listening)
@@ -120,16 +127,73 @@ async def wait_for_host(
         say(f"  The punch to the host at {address} got through.")
         return Reached(channel, greeting, address, listening[-1] if listening else back.port)
 
+    async def by_relay() -> Reached:
+        assert relayed is not None
+        while True:  # a stranger the permission let in (someone at the host's address) is passed over
+            try:
+                stream, peer = await relayed.accept()
+                channel, greeting = await greet_the_host(stream, key, pin, f"the relay from {Address(*peer)}")
+            except (CouldNotJoin, TurnError) as exc:
+                say(f"  {exc}; still waiting for the host.")
+                if isinstance(exc, TurnError):
+                    await trio.sleep_forever()
+                continue
+            say(f"  The host came through the relay at {Address(*relayed.relayed)}.")
+            return Reached(channel, greeting, Address(*peer), listening[-1] if listening else back.port, True)
+
     async def let_go(late: Reached) -> None:
         await trio.aclose_forcefully(late.channel.stream)
 
+    tasks = [by_listening]
+    if punching.candidate is not None and host_punch is not None:
+        tasks.append(by_punch)
+    if relayed is not None:
+        tasks.append(by_relay)
+    relayed_won = False
     try:
         with trio.move_on_after(back.wait):
-            punch = punching.candidate is not None and host_punch is not None
-            return await first_of([by_listening, by_punch] if punch else [by_listening], let_go)
+            reached = await first_of(tasks, let_go)
+            relayed_won = reached.relayed
+            return reached
     finally:
         await punching.aclose()
+        if relayed is not None:
+            if relayed_won:
+                nursery.start_soon(_hold, relayed)  # the match runs through it: kept, refreshed, closed at the end
+            else:
+                await relayed.aclose()
     raise CouldNotJoin(f"the host did not dial back within {back.wait:g} s")
+
+
+async def _allocate(relay: Relay | None, host_punch: Endpoint | None, say: Say) -> Allocation | None:
+    """A relayed address on the player's TURN server, the host's public address let in; None without a
+    relay, without the host's public address (the permission needs it: the host's invite had no punch
+    candidate), or when the server fails (said in one line)."""
+    if relay is None:
+        return None
+    if host_punch is None:
+        say("  Not relaying: the invite holds no public address of the host to let through the relay.")
+        return None
+    try:
+        with trio.fail_after(RELAY_SETUP):
+            allocation = await allocate(relay.server, relay.credentials)
+            await allocation.permit(host_punch[0])
+    except (TurnError, trio.TooSlowError) as exc:
+        say(f"  Not relaying: {exc or f'the TURN server did not answer within {RELAY_SETUP:g} s'}.")
+        return None
+    return allocation
+
+
+async def _hold(allocation: Allocation) -> None:
+    """Keep a relayed match's allocation alive until the match is over (this task is cancelled), then
+    close it; a refresh the server refuses ends the holding, and the match goes on as long as it can."""
+    try:
+        with contextlib.suppress(TurnError, OSError, trio.BrokenResourceError):
+            await allocation.keep()
+        await trio.sleep_forever()  # a refresh refused: the allocation lapses in its own time, not now
+    finally:
+        with trio.CancelScope(shield=True):
+            await allocation.aclose()
 
 
 def _punching_words(punching: Punching) -> str:
@@ -159,7 +223,14 @@ async def _listen(
 
 
 async def _map_port(
-    mapper: Mapper, hosts: list[str], port: int, ours: str, host: str, say: Say, punch: Endpoint | None
+    mapper: Mapper,
+    hosts: list[str],
+    port: int,
+    ours: str,
+    host: str,
+    say: Say,
+    punch: Endpoint | None,
+    relay: Endpoint | None,
 ) -> None:
     """Ask the router for the port while the guest already waits; a router that opened a new address
     gets a new answer code, that address first (the one to send from now on)."""
@@ -169,5 +240,5 @@ async def _map_port(
     if any(address not in hosts for address in opened):
         mapped = [*opened, *(h for h in hosts if h not in opened)][:MAX_ADDRESSES]
         say("  The router forwards the port now: send this answer code instead (it holds the public address):")
-        say_answer(Answer(tuple(mapped), port, ours, host, punch), say)
+        say_answer(Answer(tuple(mapped), port, ours, host, punch, relay), say)
     await mapper.keep()

@@ -12,11 +12,15 @@ from p2p_koikoi.cli.netopts import (
     DEFAULT_STUN,
     BotOption,
     QuietOption,
+    RelayOption,
+    RelayPasswordOption,
+    RelayUserOption,
     ReplayDirOption,
     Seat,
     SeedOption,
     StunOption,
     print_result,
+    relay_server,
     stun_servers,
 )
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
@@ -66,6 +70,9 @@ def join(
         typer.Option("--upnp/--no-upnp", help="Should the host be unreachable: ask the router to forward our port."),
     ] = True,
     stun: StunOption = DEFAULT_STUN,
+    relay: RelayOption = None,
+    relay_user: RelayUserOption = None,
+    relay_password: RelayPasswordOption = None,
 ) -> None:
     """Join a hosted match; shows the host's rules and asks before playing. When no address in the invite
     code answers, prints an answer code for the host to paste, and waits for the host to dial back."""
@@ -89,7 +96,10 @@ def join(
             raise fail("no game found on the LAN; ask the host for its invite code", 1)
         options = lan_options(game, replay_dir, timeout)
     else:
-        options = target_options(address, replay_dir, timeout, AnswerBack(port, bind, upnp, stun=stun_servers(stun)))
+        back = AnswerBack(
+            port, bind, upnp, stun=stun_servers(stun), relay=relay_server(relay, relay_user, relay_password)
+        )
+        options = target_options(address, replay_dir, timeout, back)
 
     player_for = seat_player.player_for
 

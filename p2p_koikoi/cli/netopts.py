@@ -15,6 +15,7 @@ from p2p_koikoi.cli.common import fail
 if TYPE_CHECKING:
     from p2p_koikoi.app.netplay import NetMatchResult
     from p2p_koikoi.net.runner import Player
+    from p2p_koikoi.net.turn import Relay
 
 BotOption = Annotated[
     str | None, typer.Option("--bot", help="Let a built-in agent play this seat (random, greedy, strong[:level]).")
@@ -34,6 +35,39 @@ StunOption = Annotated[
     ),
 ]
 DEFAULT_STUN = "default"
+RelayOption = Annotated[
+    str | None,
+    typer.Option(
+        "--relay",
+        metavar="turn:HOST[:PORT]",
+        help="TURN server to relay through when nothing direct works (with --relay-user and --relay-password).",
+    ),
+]
+RelayUserOption = Annotated[str | None, typer.Option("--relay-user", help="The TURN server's user name.")]
+RelayPasswordOption = Annotated[
+    str | None,
+    typer.Option("--relay-password", envvar="KOIKOI_RELAY_PASSWORD", help="The TURN server's password."),
+]
+
+
+def relay_server(text: str | None, user: str | None, password: str | None) -> Relay | None:
+    """``--relay`` and its credentials, checked before anything is offered to anyone (one line if wrong)."""
+    from p2p_koikoi.net.tcp import parse_address
+    from p2p_koikoi.net.turn import Credentials, Relay
+
+    if text is None:
+        if user is not None:
+            raise fail("--relay-user is for a --relay turn:HOST[:PORT]")
+        return None
+    if not text.lower().startswith("turn:"):
+        raise fail(f"--relay: {text!r} is not a TURN server; write turn:HOST[:PORT]")
+    try:
+        address = parse_address(text[5:], 3478)
+    except ValueError as exc:
+        raise fail(f"--relay: {exc}") from None
+    if not user or password is None:
+        raise fail("--relay needs --relay-user and --relay-password (or KOIKOI_RELAY_PASSWORD)")
+    return Relay((address.host, address.port), Credentials(user, password))
 
 
 def stun_servers(text: str) -> tuple[tuple[str, int], ...]:

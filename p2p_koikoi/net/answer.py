@@ -10,8 +10,10 @@ at one of its addresses, gets nobody into a match.
 The layout is byte-exact, documented with vectors in ``protocol/INVITE.md`` and
 ``protocol/vectors/answer-codes.json``:
 
-    flags (1: bit 1, a punch candidate) | port (2, big-endian) | guest fingerprint (16) | host fingerprint (16)
+    flags (1: bit 1, a punch candidate; bit 2, a relayed address) | port (2, big-endian)
+    | guest fingerprint (16) | host fingerprint (16)
     | punch candidate (tag 4 + 4 bytes or tag 6 + 16 bytes, then a 2-byte port; if flags bit 1)
+    | relayed address (the same layout; if flags bit 2)
     | addresses: tag 4 + 4 bytes, or tag 6 + 16 bytes, repeated | check (4)
 
 The host's fingerprint is there so that a host handed an answer to someone else's invite says so at
@@ -41,9 +43,10 @@ __all__ = ["CHECK_DOMAIN", "MAX_TEXT", "PREFIX", "Answer", "AnswerError"]
 
 PREFIX = "kka1:"
 CHECK_DOMAIN = b"p2p-koikoi/answer/v1\x00"
-MAX_TEXT = 533  # checked before decoding: the longest valid code (an IPv6 punch candidate, 16 IPv6) is 533
+MAX_TEXT = 564  # checked before decoding: the longest valid code (IPv6 punch and relay, 16 IPv6) is 564
 _FIXED = 1 + 2 + 2 * FINGERPRINT_BYTES
 _HAS_PUNCH = 0x02
+_HAS_RELAY = 0x04
 
 
 class AnswerError(CodeError):
@@ -61,6 +64,7 @@ class Answer:
     guest: str
     host: str
     punch: Endpoint | None = None
+    relay: Endpoint | None = None  # the guest's relayed address on a TURN server, for the host to dial
 
     def __post_init__(self) -> None:
         if not 0 < self.port < 65536:
@@ -70,12 +74,15 @@ class Answer:
         fingerprint_bytes(self.host)
         if self.punch is not None:
             check_endpoint(self.punch, "answer code", AnswerError)
+        if self.relay is not None:
+            check_endpoint(self.relay, "answer code", AnswerError)
 
     def format(self) -> str:
-        flags = bytes([_HAS_PUNCH if self.punch else 0])
+        flags = bytes([(_HAS_PUNCH if self.punch else 0) | (_HAS_RELAY if self.relay else 0)])
         body = flags + self.port.to_bytes(2, "big") + fingerprint_bytes(self.guest) + fingerprint_bytes(self.host)
-        punch = pack_endpoint(self.punch) if self.punch else b""
-        return wrap(PREFIX, CHECK_DOMAIN, body + punch + pack_addresses(self.addresses))
+        body += pack_endpoint(self.punch) if self.punch else b""
+        body += pack_endpoint(self.relay) if self.relay else b""
+        return wrap(PREFIX, CHECK_DOMAIN, body + pack_addresses(self.addresses))
 
     @classmethod
     def parse(cls, text: str) -> Answer:
@@ -83,10 +90,14 @@ class Answer:
         body = unwrap(text, PREFIX, CHECK_DOMAIN, MAX_TEXT, "answer code", AnswerError)
         if len(body) < _FIXED:
             raise AnswerError("the answer code is damaged or cut short; copy the whole line again")
-        if body[0] & ~_HAS_PUNCH:
+        if body[0] & ~(_HAS_PUNCH | _HAS_RELAY):
             raise AnswerError("the answer code uses features this koikoi does not know; update koikoi")
         port = int.from_bytes(body[1:3], "big")
         guest, host = body[3 : 3 + FINGERPRINT_BYTES], body[3 + FINGERPRINT_BYTES : _FIXED]
-        punch, at = unpack_endpoint(body, _FIXED, "answer code", AnswerError) if body[0] else (None, _FIXED)
+        at, punch, relay = _FIXED, None, None
+        if body[0] & _HAS_PUNCH:
+            punch, at = unpack_endpoint(body, at, "answer code", AnswerError)
+        if body[0] & _HAS_RELAY:
+            relay, at = unpack_endpoint(body, at, "answer code", AnswerError)
         addresses = unpack_addresses(body[at:], "answer code", AnswerError)
-        return cls(addresses, port, fingerprint_text(guest), fingerprint_text(host), punch)
+        return cls(addresses, port, fingerprint_text(guest), fingerprint_text(host), punch, relay)

@@ -116,6 +116,6 @@ def unpack_endpoint(body: bytes, at: int, name: str, error: type[CodeError]) -> 
     size = {4: 4, 6: 16}.get(body[at] if at < len(body) else 0, 0)
     end = at + 1 + size + 2
     if not size or end > len(body):
-        raise error(f"the {name} holds a malformed punch candidate")
+        raise error(f"the {name} holds a malformed punch candidate or relayed address")
     (address,) = unpack_addresses(body[at : at + 1 + size], name, error)
     return (address, int.from_bytes(body[end - 2 : end], "big")), end

@@ -29,7 +29,7 @@ from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, _connect, listen_raw,
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.wire import RemoteProtocolError
 
-__all__ = ["HOST_DEADLINE", "await_host", "dial_guest", "punch_host"]
+__all__ = ["HOST_DEADLINE", "await_host", "dial_guest", "greet_the_host", "punch_host"]
 
 HOST_DEADLINE = 30.0  # from a host's connection to its greeting done: a few round trips
 
@@ -74,19 +74,29 @@ async def punch_host(
         stream = await simultaneous_open(local_port, host, deadline=deadline)
     except OSError as exc:
         raise CouldNotJoin(f"the punch to {Address(*host)} did not get through: {exc.strerror or exc}") from None
+    channel, greeting = await greet_the_host(stream, key, pin, f"the punch to {Address(*host)}", greeting_deadline)
+    return channel, greeting, Address(*host)
+
+
+async def greet_the_host(
+    stream: trio.SocketStream, key: bytes, pin: Pin, what: str, deadline: float = 10.0
+) -> tuple[FramedChannel, Greeting]:
+    """The guest's greeting over a connection it did not dial (a punch, a relay): ``hello`` first, the
+    invite's token proved, the invite's key required; :class:`CouldNotJoin` (``what`` got through, but
+    not to the host) otherwise, the connection closed."""
     channel = FramedChannel(stream)
     try:
         nonce = token_nonce(pin.token, pin.fingerprint, key) if pin.token and pin.fingerprint else None
-        greeting = await greet_as_guest(channel, key, greeting_deadline, nonce=nonce)
+        greeting = await greet_as_guest(channel, key, deadline, nonce=nonce)
         if fingerprint(greeting.peer_key) != pin.fingerprint:
             raise Refused(f"it proved the key {fingerprint(greeting.peer_key)}, not the host's")
     except (Refused, ConnectionLost, RemoteProtocolError, TimedOut) as exc:
         await trio.aclose_forcefully(stream)
-        raise CouldNotJoin(f"the punch to {Address(*host)} got through, but not to the host: {exc}") from None
+        raise CouldNotJoin(f"{what} got through, but not to the host: {exc}") from None
     except BaseException:
         await trio.aclose_forcefully(stream)
         raise
-    return channel, greeting, Address(*host)
+    return channel, greeting
 
 
 async def dial_guest(
@@ -96,10 +106,14 @@ async def dial_guest(
     answer's key (and ``token``, when the host admits only holders of its invite) wins. With
     ``punch_from`` (the local port of our STUN mapping) and a punch candidate in the answer, a hole punch
     to it runs alongside, started last (:mod:`p2p_koikoi.net.punch`): a guest that can be dialled is
-    dialled, and the punch, the next rung, adds nothing when it is not needed.
+    dialled, and the punch, the next rung, adds nothing when it is not needed. The guest's relayed address
+    on a TURN server, when the answer holds one, is dialled last of all, as any address.
     :class:`CouldNotJoin` says in one line how every address failed."""
     guard = Guard(answer.guest, token)
     targets = {str(Address(host, answer.port)): Address(host, answer.port) for host in interleave(answer.addresses)}
+    relay = f"relay {Address(*answer.relay)}" if answer.relay else None
+    if answer.relay is not None and relay is not None:
+        targets[relay] = Address(*answer.relay)
     punch = f"punch {Address(*answer.punch)}" if answer.punch and punch_from is not None else None
 
     async def connect(name: str) -> trio.SocketStream:
@@ -127,7 +141,8 @@ async def dial_guest(
         await trio.aclose_forcefully(won[0].stream)
 
     try:
-        return await happy_eyeballs([*targets, *([punch] if punch else [])], attempt, timeout, release)
+        order = [t for t in targets if t != relay] + ([punch] if punch else []) + ([relay] if relay else [])
+        return await happy_eyeballs(order, attempt, timeout, release)
     except AllFailed as exc:
         raise CouldNotJoin(_unreached(exc.failures, timeout), exc.failures) from None
 
