@@ -110,6 +110,8 @@ def dead_yaku_told(transcript: str) -> list[str]:
     found = []
     captures: dict[str, set[str]] = {}
     for line in transcript.splitlines():
+        if re.match(r"^Round \d", line):  # a new deal: last round's captures say nothing of this one's yaku
+            captures.clear()
         told = re.match(r"^(Bot|You): (?:\d+ cards? in hand; )?captures: (.*)$", line)
         if told:
             captures[told.group(1)] = set(told.group(2).split(", "))
