@@ -11,7 +11,9 @@ Printed per pair and run: the rung that connected (direct, reverse, punch, relay
 guest's start to its "Connected" line (the ladder's whole cost, the failed direct dial included: the
 guest is run with ``--timeout 3``), the seconds from the paste to it (what the later rungs add once the
 answer is in), and whether both records verified. A pair that does not connect within 20 s of the
-paste is stopped and shown as "none". The guest is given coturn as its TURN relay (``--relay``), the
+paste is stopped and shown as "none". CGNAT is a home router behind a carrier's endpoint-independent NAT;
+"UDP blocked" drops every UDP packet leaving that home (nothing here needs UDP). No IPv6-only pair is
+built. The guest is given coturn as its TURN relay (``--relay``), the
 last resort where a NAT is endpoint-dependent.
 """
 
@@ -30,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from p2p_koikoi.testing import KOIKOI, koikoi_env
-from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair, namespaces_allowed, nat_pair
+from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair, Side, namespaces_allowed, nat_pair
 
 STUN_AT = f"{STUN[0]}:{STUN[1]}"
 RELAY = ["--relay", f"turn:10.88.20.1:{STUN[1]}", "--relay-user", TURN_USER, "--relay-password", TURN_PASSWORD]
@@ -40,18 +42,23 @@ AFTER_PASTE = 20.0
 @dataclass(frozen=True)
 class Pair:
     name: str
-    a: Mapping  # the first home's NAT
-    b: Mapping
+    a: Side  # the first home's way out
+    b: Side
     host: str  # where the host runs: "a", "b" or "pub"
     guest: str
 
 
+EIM, EDM = Side(Mapping.EIM), Side(Mapping.EDM)
+CGNAT = Side(Mapping.EIM, cgnat=True)
 PAIRS = (
-    Pair("reachable host (first rung)", Mapping.EIM, Mapping.EIM, "pub", "b"),
-    Pair("reachable guest x unreachable host", Mapping.EIM, Mapping.EIM, "a", "pub"),
-    Pair("EIM x EIM", Mapping.EIM, Mapping.EIM, "a", "b"),
-    Pair("EIM x EDM", Mapping.EIM, Mapping.EDM, "a", "b"),
-    Pair("EDM x EDM", Mapping.EDM, Mapping.EDM, "a", "b"),
+    Pair("reachable host (first rung)", EIM, EIM, "pub", "b"),
+    Pair("reachable guest x unreachable host", EIM, EIM, "a", "pub"),
+    Pair("EIM x EIM", EIM, EIM, "a", "b"),
+    Pair("EIM x EDM", EIM, EDM, "a", "b"),
+    Pair("EDM x EDM", EDM, EDM, "a", "b"),
+    Pair("CGNAT x EIM", CGNAT, EIM, "a", "b"),
+    Pair("CGNAT x CGNAT", CGNAT, CGNAT, "a", "b"),
+    Pair("UDP blocked x EIM", Side(Mapping.EIM, udp_blocked=True), EIM, "a", "b"),
 )
 
 

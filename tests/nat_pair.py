@@ -8,7 +8,9 @@ routers do: no reset that would close the other side's half-open punch) and masq
 out: ``masquerade`` keeps a connection's source port where it can and maps one local port the same way
 to every destination (endpoint-independent mapping, EIM); ``masquerade fully-random`` picks a new port
 for every connection (endpoint-dependent, EDM). The public namespace routes between the routers' WAN
-links and knows nothing of the homes, as the internet knows nothing of a home's private network.
+links and knows nothing of the homes, as the internet knows nothing of a home's private network. A
+side may have a carrier-grade NAT stacked behind its router (:class:`Side`: ``cgnat``, the router's WAN
+then in 100.64.0.0/10), and its router may drop every UDP packet going out (``udp_blocked``).
 Every namespace is made here and removed on the way out; traffic stays inside them.
 """
 
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-__all__ = ["STUN", "Mapping", "NatPair", "namespaces_allowed", "nat_pair"]
+__all__ = ["STUN", "Mapping", "NatPair", "Side", "namespaces_allowed", "nat_pair"]
 
 STUN = ("10.88.10.1", 3478)
 TURN_USER, TURN_PASSWORD, TURN_REALM = "koikoi", "hanafuda", "koikoi.test"
@@ -63,11 +65,12 @@ class NatPair:
         return ["ip", "netns", "exec", ns]
 
 
-def _router_rules(lan: str, wan: str, mapping: Mapping) -> str:
+def _router_rules(lan: str, wan: str, mapping: Mapping, udp_blocked: bool = False) -> str:
+    udp = f'iifname "{lan}" meta l4proto udp drop;' if udp_blocked else ""
     return f"""
 table inet nat_pair {{
   chain forward {{ type filter hook forward priority 0; policy drop;
-    ct state established,related accept; iifname "{lan}" accept; }}
+    ct state established,related accept; {udp} iifname "{lan}" accept; }}
   chain input {{ type filter hook input priority 0; policy accept;
     iifname "{wan}" ct state established,related accept; iifname "{wan}" meta l4proto icmp accept;
     iifname "{wan}" drop; }}
@@ -86,40 +89,66 @@ def _address(ns: str, dev: str, cidr: str) -> None:
     run("ip", "-n", ns, "link", "set", dev, "up")
 
 
+def _namespace(net: NatPair, ns: str) -> None:
+    run("ip", "netns", "add", ns)
+    net.made.append(ns)
+    run("ip", "-n", ns, "link", "set", "lo", "up")
+
+
+def _side(net: NatPair, letter: str, side: Side, home: str, router: str) -> None:
+    """One home (10.88.N.2 behind its router 10.88.N.1), the router's WAN on the public link 10.88.W.0/24,
+    or, with ``side.cgnat``, on the carrier's network 100.64.N.0/24 behind a second NAT (the carrier's,
+    endpoint-independent as RFC 6888 asks) whose WAN is on the public link."""
+    tag, n = net.tag, {"a": 1, "b": 2}[letter]
+    w = n * 10
+    _link(home, f"{tag}{letter}l", router, f"{tag}r{letter}l")
+    _address(home, f"{tag}{letter}l", f"10.88.{n}.2/24")
+    _address(router, f"{tag}r{letter}l", f"10.88.{n}.1/24")
+    run("ip", "-n", home, "route", "add", "default", "via", f"10.88.{n}.1")
+    edge = router
+    if side.cgnat:
+        carrier = f"{tag}c{letter}"
+        _namespace(net, carrier)
+        _link(router, f"{tag}r{letter}w", carrier, f"{tag}c{letter}l")
+        _address(router, f"{tag}r{letter}w", f"100.64.{n}.2/24")
+        _address(carrier, f"{tag}c{letter}l", f"100.64.{n}.1/24")
+        run("ip", "-n", router, "route", "add", "default", "via", f"100.64.{n}.1")
+        rules = _router_rules(f"{tag}c{letter}l", f"{tag}c{letter}w", Mapping.EIM)
+        edge = carrier
+    _link(edge, f"{tag}{'c' if side.cgnat else 'r'}{letter}w", net.pub, f"{tag}p{letter}")
+    _address(edge, f"{tag}{'c' if side.cgnat else 'r'}{letter}w", f"10.88.{w}.2/24")
+    _address(net.pub, f"{tag}p{letter}", f"10.88.{w}.1/24")
+    run("ip", "-n", edge, "route", "add", "default", "via", f"10.88.{w}.1")
+    for ns in {router, edge}:
+        run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=1")
+    home_rules = _router_rules(f"{tag}r{letter}l", f"{tag}r{letter}w", side.mapping, side.udp_blocked)
+    run("ip", "netns", "exec", router, "nft", "-f", "-", stdin=home_rules)
+    if side.cgnat:
+        run("ip", "netns", "exec", edge, "nft", "-f", "-", stdin=rules)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One home's way out: its router's mapping, a carrier-grade NAT stacked behind it, UDP dropped."""
+
+    mapping: Mapping = Mapping.EIM
+    cgnat: bool = False
+    udp_blocked: bool = False
+
+
 @contextmanager
-def nat_pair(log: Path, a: Mapping = Mapping.EIM, b: Mapping = Mapping.EIM) -> Iterator[NatPair]:
+def nat_pair(log: Path, a: Mapping | Side = Mapping.EIM, b: Mapping | Side = Mapping.EIM) -> Iterator[NatPair]:
     """The two homes behind NATs of the given kinds, coturn running in the public namespace."""
+    sa, sb = (side if isinstance(side, Side) else Side(side) for side in (a, b))
     tag = f"kp{os.getpid() % 100000}"
     net = NatPair(tag, f"{tag}a", f"{tag}b", f"{tag}p", (f"{tag}ra", f"{tag}rb"))
     ra, rb = net.routers
     try:
         for ns in (net.a, net.b, net.pub, ra, rb):
-            run("ip", "netns", "add", ns)
-            net.made.append(ns)
-            run("ip", "-n", ns, "link", "set", "lo", "up")
-        _link(net.a, f"{tag}al", ra, f"{tag}ral")
-        _link(ra, f"{tag}raw", net.pub, f"{tag}pa")
-        _link(net.b, f"{tag}bl", rb, f"{tag}rbl")
-        _link(rb, f"{tag}rbw", net.pub, f"{tag}pb")
-        for ns, dev, cidr in (
-            (net.a, f"{tag}al", "10.88.1.2/24"),
-            (ra, f"{tag}ral", "10.88.1.1/24"),
-            (ra, f"{tag}raw", "10.88.10.2/24"),
-            (net.pub, f"{tag}pa", "10.88.10.1/24"),
-            (net.b, f"{tag}bl", "10.88.2.2/24"),
-            (rb, f"{tag}rbl", "10.88.2.1/24"),
-            (rb, f"{tag}rbw", "10.88.20.2/24"),
-            (net.pub, f"{tag}pb", "10.88.20.1/24"),
-        ):
-            _address(ns, dev, cidr)
-        run("ip", "-n", net.a, "route", "add", "default", "via", "10.88.1.1")
-        run("ip", "-n", net.b, "route", "add", "default", "via", "10.88.2.1")
-        run("ip", "-n", ra, "route", "add", "default", "via", "10.88.10.1")
-        run("ip", "-n", rb, "route", "add", "default", "via", "10.88.20.1")
-        for ns in (ra, rb, net.pub):
-            run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=1")
-        run("ip", "netns", "exec", ra, "nft", "-f", "-", stdin=_router_rules(f"{tag}ral", f"{tag}raw", a))
-        run("ip", "netns", "exec", rb, "nft", "-f", "-", stdin=_router_rules(f"{tag}rbl", f"{tag}rbw", b))
+            _namespace(net, ns)
+        for letter, side, home, router in (("a", sa, net.a, ra), ("b", sb, net.b, rb)):
+            _side(net, letter, side, home, router)
+        run("ip", "netns", "exec", net.pub, "sysctl", "-qw", "net.ipv4.ip_forward=1")
         net.coturn = _start_coturn(net, log)
         yield net
     finally:
