@@ -105,6 +105,8 @@ async def wait_for_host(
         relay = relayed.relayed if relayed is not None else None
         say_answer(Answer(tuple(hosts), port, ours, host, punching.candidate, relay), say)
         say(f"  (listening at {', '.join(str(Address(h, port)) for h in hosts)}{_punching_words(punching)})")
+        minutes = f"{back.wait / 60:g} min" if back.wait >= 60 else f"{back.wait:g} s"
+        say(f"Waiting up to {minutes} for the host to paste it and connect (Ctrl-C gives up).")
         if back.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
             routers.append(Mapper(port))
             nursery.start_soon(_map_port, routers[-1], hosts, port, ours, host, say, punching.candidate, relay)
