@@ -41,6 +41,7 @@ from p2p_koikoi.record.reader import Record, read_record
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.events import Failed, SessionEvent
 from p2p_koikoi.session.match_session import MatchSession, Stage
+from p2p_koikoi.testing.pairs import Side, match_pair
 from p2p_koikoi.wire import RemoteProtocolError, SignedEntry, public_bytes
 from p2p_koikoi.wire.frames import Frame
 
@@ -166,6 +167,8 @@ async def duel(
 ) -> Duel:
     """Play the honest program against a cheater over a memory stream pair, and read the record back.
 
+    The pair is :func:`~p2p_koikoi.testing.pairs.match_pair`'s, with sessions built from ``seed`` (no
+    greeting), the honest side writing its record, and the cheater's side tampering and lingering.
     ``cheater`` builds the cheater's session (a subclass with one method overridden);
     ``tamper(cheater's session)`` returns the function that alters its entries in flight.
     Raises :class:`trio.TooSlowError` if the honest side has not ended the match after ``timeout``
@@ -192,49 +195,30 @@ async def duel(
         receive(signed)
 
     setattr(honest, "receive", watched)  # noqa: B010 - a spy on the instance; the program is unchanged
-    ends = trio.testing.memory_stream_pair()
-    honest_channel = FramedChannel(ends[honest_seat])
-    cheater_channel = TamperingChannel(ends[cheater_seat], tamper(bad) if tamper is not None else None)
     record = RecordWriter(directory, lambda: "honest.koikoi", seat=honest_seat)
     player = RecordingPlayer(honest_seat, honest_seat + 1)
-    reports: list[MatchReport] = []
-    errors: list[BaseException] = []
-
-    async def play_honest() -> None:
-        if timing is not None:
-            reports.append(await run_match(honest_channel, honest, player, record, timing=timing))
-            return
-        reports.append(
-            await run_match(honest_channel, honest, player, record, step_deadline=step_deadline, dead_after=dead_after)
-        )
-
-    async def play_cheater() -> None:
-        try:
-            await run_match(cheater_channel, bad, RecordingPlayer(cheater_seat, cheater_seat + 1))
-        except Exception as exc:  # the cheater's own troubles are not under test
-            errors.append(exc)
-        # A cheater that stopped writing keeps its connection up and answers keepalives.
-        while True:
-            try:
-                frame = await cheater_channel.receive()
-            except (ConnectionLost, RemoteProtocolError):
-                return
-            if frame is None:
-                return
-            await cheater_channel.keepalive(frame)
-
+    pace: dict[str, Any] = (
+        {"timing": timing} if timing is not None else {"step_deadline": step_deadline, "dead_after": dead_after}
+    )
+    sides = {
+        honest_seat: Side(player, honest, run={"record": record, **pace}),
+        cheater_seat: Side(  # a cheater that stopped writing keeps its connection up and answers keepalives
+            RecordingPlayer(cheater_seat, cheater_seat + 1),
+            bad,
+            lambda stream: TamperingChannel(stream, tamper(bad) if tamper is not None else None),
+            linger=True,
+        ),
+    }
     try:
-        with trio.fail_after(timeout):
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(play_honest)
-                nursery.start_soon(play_cheater)
-                while not reports:
-                    await trio.sleep(0.01)
-                nursery.cancel_scope.cancel()
+        with trio.fail_after(timeout):  # the honest side writes its record in a thread: the clock ticks
+            played = await match_pair(rules, (sides[0], sides[1]), until=honest_seat, tick=0.01)
     finally:
         record.close()
     assert record.path is not None
-    return Duel(reports[0], honest, bad, player, read_record(record.path), record.path, errors, seen)
+    report = played.reports[honest_seat]
+    assert report is not None
+    errors = sides[cheater_seat].errors  # the cheater's own troubles are not under test
+    return Duel(report, honest, bad, player, read_record(record.path), record.path, errors, seen)
 
 
 async def cheat_as_guest(
