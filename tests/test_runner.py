@@ -25,6 +25,7 @@ from p2p_koikoi.net.runner import ClaimChoice, MatchReport, Player, run_match
 from p2p_koikoi.net.timing import MAX_RESUMES, RECONNECTING, FloorClock, Timing
 from p2p_koikoi.session.events import SessionEnd
 from p2p_koikoi.session.match_session import MatchSession, Waiting
+from p2p_koikoi.testing.pairs import Side, match_pair
 from p2p_koikoi.wire import Frame, Ping, Pong, SignedEntry, public_bytes
 
 KEYS = (Ed25519PrivateKey.from_private_bytes(b"\x15" * 32), Ed25519PrivateKey.from_private_bytes(b"\x16" * 32))
@@ -192,29 +193,27 @@ async def through_outage(start: float, length: float) -> tuple[list[MatchReport]
     """A match with reconnect on (no redial here: a run ends ``disconnected``) whose link goes down at
     ``start`` for ``length`` seconds; returns both reports and the notices each side was given."""
     link = Link()
-    host, guest = sessions()
     told: list[list[tuple[float, str]]] = [[], []]
-    reports: list[MatchReport] = []
 
-    async def play(seat: int, stream: trio.abc.Stream, session: MatchSession) -> None:
+    def side(seat: int, session: MatchSession) -> Side:
         def notice(line: str) -> None:
             told[seat].append((trio.current_time(), line))
 
-        channel = FramedChannel(stream)
-        reports.append(await run_match(channel, session, Quick(seat, think=1), reconnect=True, notice=notice))
+        return Side(Quick(seat, think=1), session, run={"reconnect": True, "notice": notice})
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(link.run)
-        nursery.start_soon(play, 0, link.host_end, host)
-        nursery.start_soon(play, 1, link.guest_end, guest)
+    async def outage() -> None:
         await trio.sleep(start)
         link.down()
         await trio.sleep(length)
         link.up.set()
-        while len(reports) < 2:
-            await trio.sleep(1)
+
+    host, guest = sessions()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(link.run)
+        nursery.start_soon(outage)
+        played = await match_pair(RULES, (side(0, host), side(1, guest)), streams=(link.host_end, link.guest_end))
         nursery.cancel_scope.cancel()
-    return reports, told
+    return [played.host, played.guest], told
 
 
 async def test_a_short_outage_is_told_within_two_seconds_and_its_end_too(
