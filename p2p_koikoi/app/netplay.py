@@ -678,13 +678,19 @@ async def join_match(
     """Join a host; with ``again``, another match on the connection each time both players want one. A host
     that cannot be reached from an invite code is asked to dial us instead (``options.back``)."""
     routers: list[Mapper] = []
+    failure: Exception | None = None  # raised as itself, not inside the nursery's group: callers catch it
     try:
         async with trio.open_nursery() as nursery:
-            result = await _join(options, player_for, say, confirm, again, nursery, routers)
+            try:
+                result = await _join(options, player_for, say, confirm, again, nursery, routers)
+            except Exception as exc:
+                failure = exc
             nursery.cancel_scope.cancel()
     finally:
         for router in routers:
             await router.close()
+    if failure is not None:
+        raise failure
     return result
 
 
