@@ -418,7 +418,13 @@ def _say_invite(hosts: list[str], port: int, ours: str, token: bytes | None, say
 
 
 async def _map_port(
-    mapper: Mapper, hosts: list[str], port: int, ours: str, token: bytes | None, say: Say, punch: Endpoint | None
+    mapper: Mapper,
+    hosts: list[str],
+    port: int,
+    ours: str,
+    token: bytes | None,
+    say: Say,
+    punch: Endpoint | None = None,
 ) -> None:
     """Ask the router for the port while the host already waits; say what it did, and when it opened an
     address the invite did not hold, the invite again with it first (the one to send from now on)."""
