@@ -63,6 +63,7 @@ class Reached:
     address: Address
     port: int
     relayed: bool = False  # through the TURN relay, whose allocation then lasts as long as the match
+    punch: tuple[int, Endpoint] | None = None  # through our punch: our STUN port and the host's candidate
 
 
 SEND_BACK = "  Send this answer code to the host, to paste into its koikoi host screen:"
@@ -127,7 +128,8 @@ async def wait_for_host(
             await trio.sleep_forever()
             raise
         say(f"  The punch to the host at {address} got through.")
-        return Reached(channel, greeting, address, listening[-1] if listening else back.port)
+        port = listening[-1] if listening else back.port
+        return Reached(channel, greeting, address, port, punch=(punching.local_port, host_punch))
 
     async def by_relay() -> Reached:
         assert relayed is not None

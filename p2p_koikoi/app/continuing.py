@@ -32,6 +32,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.net.countdown import Countdown
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
+from p2p_koikoi.net.punch import simultaneous_open
 from p2p_koikoi.net.resume import Fork, resume_as_guest, resume_as_host
 from p2p_koikoi.net.runner import Held, MatchReport, Player, default_action, run_match
 from p2p_koikoi.net.tcp import Address, Dropped, dial_raw, listen_raw
@@ -53,7 +54,9 @@ BACKOFF = (0.25, 0.5, 1.0, 2.0, 4.0)
 class Reconnect:
     """How to find the peer again: the guest dials ``address``; the host listens on ``port``. When the host
     dialled the guest in the first place (the reverse connection), it is so again: the host dials ``back``
-    (the addresses of the guest's answer code) and the guest, ``reverse``, listens on ``port``."""
+    (the addresses of the guest's answer code) and the guest, ``reverse``, listens on ``port``. A connection
+    a hole punch made is punched again, from both sides at once (``punch``), and made no other way: two
+    ways at once could resume two connections, each side keeping another."""
 
     seat: int
     address: Address | None = None
@@ -62,6 +65,7 @@ class Reconnect:
     grace: float = GRACE
     back: tuple[Address, ...] = ()
     reverse: bool = False
+    punch: tuple[int, tuple[str, int]] | None = None  # a punched connection: our STUN port, the peer's candidate
 
     @property
     def timing(self) -> Timing:
@@ -160,6 +164,8 @@ async def _come_back(
     else:
         say(Countdown("Waiting for the opponent to come back ({seconds} s left)...", give_up_at, trio.current_time()))
     with trio.move_on_at(give_up_at):
+        if plan.punch is not None:
+            return await _punch_again(plan.punch, plan.seat, session, identity)
         if plan.seat == 1 and plan.reverse:
             return await _guest_listens_again(plan, session, identity, say)
         if plan.seat == 1:
@@ -168,6 +174,35 @@ async def _come_back(
             return await _host_dials_again(plan, session, identity)
         return await _host_again(plan, session, identity, say)
     return None
+
+
+async def _punch_again(
+    punch: tuple[int, tuple[str, int]], seat: int, session: MatchSession, identity: Ed25519PrivateKey
+) -> FramedChannel:
+    """A punched match after a drop: both sides punch again from the same local ports to the same
+    candidates (the NATs map them as before), and resume; the guest sends ``resume`` first."""
+    local_port, peer = punch
+    attempt = 0
+    while True:
+        try:
+            stream = await simultaneous_open(local_port, peer, deadline=trio.current_time() + 10)
+        except OSError:
+            await trio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
+            attempt += 1
+            continue
+        channel = FramedChannel(stream)
+        try:
+            if seat == 1:
+                await resume_as_guest(channel, session, identity)
+            else:
+                await resume_as_host(channel, session, identity, welcome=True)
+        except Fork:
+            await channel.close()
+            raise
+        except (ConnectionLost, RemoteProtocolError):
+            await trio.aclose_forcefully(stream)
+            continue
+        return channel
 
 
 async def _guest_listens_again(

@@ -447,6 +447,7 @@ class _Admitted:
     peer: str
     unfinished: Unfinished | None
     answer: Answer | None = None  # the guest's answer code, when the host dialled it
+    punch_from: int | None = None  # our STUN port, when the host could punch to the answer's candidate
 
 
 async def _host_plays(
@@ -587,7 +588,7 @@ async def host_match(
                 channel, (session, peer, unfinished), answer = await take_answers(
                     answers, key, ours, admit, say, guest=options.guest, token=token, punch_from=punching.from_port
                 )
-                return _Admitted(channel, session, peer, unfinished, answer)
+                return _Admitted(channel, session, peer, unfinished, answer, punching.from_port)
 
             try:
                 admitted = await first_of([by_door] if answers is None else [by_door, by_answer], _let_go)
@@ -611,6 +612,14 @@ async def host_match(
             await router.close()
         await punching.aclose()
     return result
+
+
+def _punched(admitted: _Admitted) -> tuple[int, tuple[str, int]] | None:
+    """Our STUN port and the guest's candidate, when the guest came in through our punch to it."""
+    answer = admitted.answer
+    if answer is None or answer.punch is None or admitted.punch_from is None:
+        return None
+    return (admitted.punch_from, answer.punch) if admitted.peer == str(Address(*answer.punch)) else None
 
 
 async def _let_go(late: _Admitted) -> None:
@@ -637,7 +646,7 @@ class _Seated:
             for router in mapper:
                 nursery.start_soon(router.keep)
             back = tuple(Address(h, admitted.answer.port) for h in admitted.answer.addresses) if admitted.answer else ()
-            plan = Reconnect(0, port=port, bind=self.options.bind, back=back)
+            plan = Reconnect(0, port=port, bind=self.options.bind, back=back, punch=_punched(admitted))
             held = Held() if self.again is not None else None
             await _host_plays(admitted, self.identity, self.player_for(0), self.directory, plan, self.say, result, held)
             if held is not None and self.again is not None:
@@ -718,7 +727,7 @@ async def _join(
         channel, greeting, address = await dial_patiently(
             list(options.addresses), key, options.pin, timeout=options.timeout, say=say
         )
-        listen_port = None
+        listen_port, punched = None, None
     except CouldNotJoin as exc:
         if options.back is None or options.pin.fingerprint is None or exc.busy:
             raise
@@ -727,6 +736,7 @@ async def _join(
         ours = result.our_fingerprint
         reached = await wait_for_host(options.back, key, options.pin, ours, say, nursery, routers, options.punch)
         channel, greeting, address, listen_port = reached.channel, reached.greeting, reached.address, reached.port
+        punched = reached.punch
     if not await _checked(address, greeting, options, say, confirm):
         await channel.close()
         result.notes.append("not played: the host's key was not trusted")
@@ -737,7 +747,7 @@ async def _join(
         plan = Reconnect(1, address=address)
     else:  # the host dialled us: after a drop we listen again, and it dials again
         assert options.back is not None
-        plan = Reconnect(1, address=address, port=listen_port, bind=options.back.bind, reverse=True)
+        plan = Reconnect(1, address=address, port=listen_port, bind=options.back.bind, reverse=True, punch=punched)
     directory = replay_dir(options.replay_dir)
     unfinished = _unfinished(directory, identity, greeting.peer_key, say)
     if unfinished is not None:
