@@ -227,3 +227,63 @@ def test_a_punched_match_cut_mid_way_is_punched_again(eim_pair: NatPair, tmp_pat
     for record in records:
         verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
         assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_a_relayed_match_cut_mid_way_is_relayed_again(edm_pair: NatPair, tmp_path: Path) -> None:
+    """EDM x EDM, relayed; mid-match the host's router resets the host's connection to the relay for a
+    moment (the relay then closes the guest's side too): the host dials the relayed address again, the
+    guest accepts the connection the relay announces, they resume, and the match is played out."""
+    net = edm_pair
+    replays = str(tmp_path / "replays")
+    common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", replays]
+    relay = ["--relay", f"turn:10.88.20.1:{STUN[1]}", "--relay-user", TURN_USER, "--relay-password", TURN_PASSWORD]
+    host = subprocess.Popen(
+        [*net.exec(net.a), *KOIKOI, "host", "--port", "7447", "--rules", "nintendo", *common],
+        env=koikoi_env(tmp_path / "host"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    guest: subprocess.Popen[str] | None = None
+    cut = ["ip", "netns", "exec", net.routers[0], "nft"]
+    try:
+        assert host.stdin is not None
+        host_lines = _lines_until(host, "punching from 10.88.10.2:")
+        code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
+        guest = subprocess.Popen(
+            [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common, *relay],
+            env=koikoi_env(tmp_path / "guest"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        guest_lines = _lines_until(guest, "  kka1:")
+        host.stdin.write(guest_lines[-1].strip() + "\n")
+        host.stdin.flush()
+        host_lines += _lines_until(host, "accepted the rules")
+        time.sleep(0.3)
+        subprocess.run([*cut, "insert rule inet nat_pair forward meta l4proto tcp reject with tcp reset"], check=True)
+        time.sleep(0.5)
+        subprocess.run([*cut, "flush chain inet nat_pair forward"], check=True)
+        rules = "add rule inet nat_pair forward ct state established,related accept; "
+        rules += f'add rule inet nat_pair forward iifname "{net.tag}ral" accept'
+        subprocess.run([*cut, "-f", "-"], input=rules, text=True, check=True)
+        guest_err = guest.communicate(timeout=180)[1]
+        host_err = host.communicate(timeout=60)[1]
+    finally:
+        for process in (host, guest):
+            if process is not None:
+                process.kill()
+                process.wait(timeout=10)
+    said = "\n".join(guest_lines) + guest_err
+    assert guest.returncode == 0, said
+    assert host.returncode == 0, "\n".join(host_lines) + host_err
+    assert "The host came through the relay" in said, said
+    for side in (said, host_err):  # the cut was felt, and mended, on both sides
+        assert "Connection lost" in side and "Connection back; the match goes on." in side, side
+    records = sorted((tmp_path / "replays").glob("*.koikoi"))
+    assert len(records) == 2
+    for record in records:
+        verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
+        assert verified.returncode == 0, verified.stdout + verified.stderr

@@ -62,7 +62,7 @@ class Reached:
     greeting: Greeting
     address: Address
     port: int
-    relayed: bool = False  # through the TURN relay, whose allocation then lasts as long as the match
+    relay: Allocation | None = None  # through the TURN relay, whose allocation then lasts as long as the match
     punch: tuple[int, Endpoint] | None = None  # through our punch: our STUN port and the host's candidate
 
 
@@ -143,7 +143,8 @@ async def wait_for_host(
                     await trio.sleep_forever()
                 continue
             say(f"  The host came through the relay at {Address(*relayed.relayed)}.")
-            return Reached(channel, greeting, Address(*peer), listening[-1] if listening else back.port, True)
+            port = listening[-1] if listening else back.port
+            return Reached(channel, greeting, Address(*peer), port, relay=relayed)
 
     async def let_go(late: Reached) -> None:
         await trio.aclose_forcefully(late.channel.stream)
@@ -157,7 +158,7 @@ async def wait_for_host(
     try:
         with trio.move_on_after(back.wait):
             reached = await first_of(tasks, let_go)
-            relayed_won = reached.relayed
+            relayed_won = reached.relay is not None
             return reached
     finally:
         await punching.aclose()

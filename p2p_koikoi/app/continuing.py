@@ -37,6 +37,7 @@ from p2p_koikoi.net.resume import Fork, resume_as_guest, resume_as_host
 from p2p_koikoi.net.runner import Held, MatchReport, Player, default_action, run_match
 from p2p_koikoi.net.tcp import Address, Dropped, dial_raw, listen_raw
 from p2p_koikoi.net.timing import RECONNECTING, FloorClock, Timing
+from p2p_koikoi.net.turn import Allocation, TurnError
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, SessionEnd, Waiting
 from p2p_koikoi.wire import RemoteProtocolError
@@ -56,7 +57,8 @@ class Reconnect:
     dialled the guest in the first place (the reverse connection), it is so again: the host dials ``back``
     (the addresses of the guest's answer code) and the guest, ``reverse``, listens on ``port``. A connection
     a hole punch made is punched again, from both sides at once (``punch``), and made no other way: two
-    ways at once could resume two connections, each side keeping another."""
+    ways at once could resume two connections, each side keeping another. A relayed one is relayed again:
+    the host dials the relayed address (its ``back``), the guest accepts on its allocation (``relay``)."""
 
     seat: int
     address: Address | None = None
@@ -66,6 +68,7 @@ class Reconnect:
     back: tuple[Address, ...] = ()
     reverse: bool = False
     punch: tuple[int, tuple[str, int]] | None = None  # a punched connection: our STUN port, the peer's candidate
+    relay: Allocation | None = None  # a relayed connection, the guest's side: the allocation to accept on
 
     @property
     def timing(self) -> Timing:
@@ -166,6 +169,8 @@ async def _come_back(
     with trio.move_on_at(give_up_at):
         if plan.punch is not None:
             return await _punch_again(plan.punch, plan.seat, session, identity)
+        if plan.relay is not None:
+            return await _relayed_again(plan.relay, session, identity)
         if plan.seat == 1 and plan.reverse:
             return await _guest_listens_again(plan, session, identity, say)
         if plan.seat == 1:
@@ -196,6 +201,27 @@ async def _punch_again(
                 await resume_as_guest(channel, session, identity)
             else:
                 await resume_as_host(channel, session, identity, welcome=True)
+        except Fork:
+            await channel.close()
+            raise
+        except (ConnectionLost, RemoteProtocolError):
+            await trio.aclose_forcefully(stream)
+            continue
+        return channel
+
+
+async def _relayed_again(relay: Allocation, session: MatchSession, identity: Ed25519PrivateKey) -> FramedChannel:
+    """A relayed match's guest after a drop: the host dials the relayed address again (it is among the
+    addresses it dials back); the guest accepts the connection the server announces, and resumes."""
+    while True:
+        try:
+            stream, _peer = await relay.accept()
+        except TurnError:  # the relay is gone: nothing to wait for but the end of the grace
+            await trio.sleep_forever()
+            raise
+        channel = FramedChannel(stream)
+        try:
+            await resume_as_guest(channel, session, identity)
         except Fork:
             await channel.close()
             raise

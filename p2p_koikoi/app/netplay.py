@@ -614,6 +614,17 @@ async def host_match(
     return result
 
 
+def _dial_back(admitted: _Admitted) -> tuple[Address, ...]:
+    """Where the host dials after a drop, when it dialled the guest: the relayed address it came through,
+    else the answer's addresses (a punched guest is punched again instead: :func:`_punched`)."""
+    answer = admitted.answer
+    if answer is None:
+        return ()
+    if answer.relay is not None and admitted.peer == str(Address(*answer.relay)):
+        return (Address(*answer.relay),)
+    return tuple(Address(h, answer.port) for h in answer.addresses)
+
+
 def _punched(admitted: _Admitted) -> tuple[int, tuple[str, int]] | None:
     """Our STUN port and the guest's candidate, when the guest came in through our punch to it."""
     answer = admitted.answer
@@ -645,7 +656,7 @@ class _Seated:
         async with trio.open_nursery() as nursery:  # the mapping stays for reconnects, renewed
             for router in mapper:
                 nursery.start_soon(router.keep)
-            back = tuple(Address(h, admitted.answer.port) for h in admitted.answer.addresses) if admitted.answer else ()
+            back = _dial_back(admitted)
             plan = Reconnect(0, port=port, bind=self.options.bind, back=back, punch=_punched(admitted))
             held = Held() if self.again is not None else None
             await _host_plays(admitted, self.identity, self.player_for(0), self.directory, plan, self.say, result, held)
@@ -727,7 +738,7 @@ async def _join(
         channel, greeting, address = await dial_patiently(
             list(options.addresses), key, options.pin, timeout=options.timeout, say=say
         )
-        listen_port, punched = None, None
+        listen_port, punched, relayed = None, None, None
     except CouldNotJoin as exc:
         if options.back is None or options.pin.fingerprint is None or exc.busy:
             raise
@@ -736,7 +747,7 @@ async def _join(
         ours = result.our_fingerprint
         reached = await wait_for_host(options.back, key, options.pin, ours, say, nursery, routers, options.punch)
         channel, greeting, address, listen_port = reached.channel, reached.greeting, reached.address, reached.port
-        punched = reached.punch
+        punched, relayed = reached.punch, reached.relay
     if not await _checked(address, greeting, options, say, confirm):
         await channel.close()
         result.notes.append("not played: the host's key was not trusted")
@@ -747,7 +758,9 @@ async def _join(
         plan = Reconnect(1, address=address)
     else:  # the host dialled us: after a drop we listen again, and it dials again
         assert options.back is not None
-        plan = Reconnect(1, address=address, port=listen_port, bind=options.back.bind, reverse=True, punch=punched)
+        plan = Reconnect(
+            1, address=address, port=listen_port, bind=options.back.bind, reverse=True, punch=punched, relay=relayed
+        )
     directory = replay_dir(options.replay_dir)
     unfinished = _unfinished(directory, identity, greeting.peer_key, say)
     if unfinished is not None:

@@ -115,7 +115,7 @@ class Allocation:
 
     async def accept(self) -> tuple[trio.SocketStream, tuple[str, int]]:
         """The next connection to the relayed address: a data connection bound to it, and the peer's
-        address as the server saw it."""
+        address as the server saw it. Answers to :meth:`keep`'s refreshes read meanwhile are passed over."""
         while True:
             told = await _read_message(self.control)
             if told.method == Method.CONNECTION_ATTEMPT and told.kind == Kind.INDICATION:
@@ -135,15 +135,19 @@ class Allocation:
         return data, peer
 
     async def keep(self) -> None:
-        """Refresh the allocation (and the host's permission) until cancelled: closing the control
-        connection, or letting the allocation lapse (10 minutes by default), would cut the relayed match.
-        Run only once :meth:`accept` is done: it reads the control connection too."""
+        """Refresh the allocation (and the permissions) until cancelled: closing the control connection, or
+        letting the allocation lapse (10 minutes by default), would cut the relayed match. The requests
+        are sent and their answers left for :meth:`accept` to pass over, so that an accept (the host
+        coming back after a drop) can read the control connection meanwhile: one reader, never two. A
+        refresh the server refused goes unnoticed, and the allocation then lapses in its own time."""
         while True:
             await trio.sleep(REFRESH_EVERY)
             refresh = Message(Method.REFRESH, Kind.REQUEST, attributes={Attr.LIFETIME: struct.pack("!I", LIFETIME)})
-            await self._ask(self.control, refresh, "to refresh the allocation")
+            await self.control.send_all(self._signed(refresh))
             for peer in self.permitted:
-                await self.permit(peer)
+                again = Message(Method.CREATE_PERMISSION, Kind.REQUEST)
+                again.put_address(Attr.XOR_PEER_ADDRESS, (peer, 0))
+                await self.control.send_all(self._signed(again))
 
     async def aclose(self) -> None:
         await trio.aclose_forcefully(self.control)
