@@ -11,10 +11,10 @@ Printed per pair and run: the rung that connected (direct, reverse, punch, relay
 guest's start to its "Connected" line (the ladder's whole cost, the failed direct dial included: the
 guest is run with ``--timeout 3``), the seconds from the paste to it (what the later rungs add once the
 answer is in), and whether both records verified. A pair that does not connect within 20 s of the
-paste is stopped and shown as "none". CGNAT is a home router behind a carrier's endpoint-independent NAT;
-"UDP blocked" drops every UDP packet leaving that home (nothing here needs UDP). No IPv6-only pair is
-built. The guest is given coturn as its TURN relay (``--relay``), the
-last resort where a NAT is endpoint-dependent.
+paste is stopped and shown as "none". CGNAT is a home router behind a carrier's endpoint-independent
+NAT; "UDP blocked" drops every UDP packet leaving that home (nothing here needs UDP); IPv6-only: both
+homes have only IPv6 and no NAT, each behind its router's stateful firewall (STUN over IPv6). The guest
+is given coturn as its TURN relay (``--relay``), the last resort where a NAT is endpoint-dependent.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ PAIRS = (
     Pair("CGNAT x EIM", CGNAT, EIM, "a", "b"),
     Pair("CGNAT x CGNAT", CGNAT, CGNAT, "a", "b"),
     Pair("UDP blocked x EIM", Side(Mapping.EIM, udp_blocked=True), EIM, "a", "b"),
+    Pair("IPv6-only x IPv6-only (firewalls)", Side(ipv6_only=True), Side(ipv6_only=True), "a", "b"),
 )
 
 
@@ -96,7 +97,8 @@ def _namespace(net: NatPair, where: str) -> str:
 
 def play(net: NatPair, pair: Pair, folder: Path) -> Run:
     replays = folder / "replays"
-    common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", str(replays)]
+    stun = f"[{net.six[0]}]:{STUN[1]}" if pair.a.ipv6_only else STUN_AT
+    common = ["--bot", "random", "--no-upnp", "--stun", stun, "--replay-dir", str(replays)]
     host = subprocess.Popen(
         [*net.exec(_namespace(net, pair.host)), *KOIKOI, "host", "--rules", "lemme", "--rounds", "3", *common],
         env=koikoi_env(folder / "host"),

@@ -60,6 +60,7 @@ class NatPair:
     routers: tuple[str, str]
     coturn: subprocess.Popen[bytes] | None = None
     made: list[str] = field(default_factory=list)
+    six: list[str] = field(default_factory=list)  # the public namespace's IPv6 addresses, when a side has IPv6
 
     def exec(self, ns: str) -> list[str]:
         return ["ip", "netns", "exec", ns]
@@ -72,7 +73,7 @@ table inet nat_pair {{
   chain forward {{ type filter hook forward priority 0; policy drop;
     ct state established,related accept; {udp} iifname "{lan}" accept; }}
   chain input {{ type filter hook input priority 0; policy accept;
-    iifname "{wan}" ct state established,related accept; iifname "{wan}" meta l4proto icmp accept;
+    iifname "{wan}" ct state established,related accept; iifname "{wan}" meta l4proto {{ icmp, ipv6-icmp }} accept;
     iifname "{wan}" drop; }}
   chain postrouting {{ type nat hook postrouting priority 100; policy accept;
     oifname "{wan}" meta nfproto ipv4 {mapping.value}; }}
@@ -85,7 +86,7 @@ def _link(ns1: str, dev1: str, ns2: str, dev2: str) -> None:
 
 
 def _address(ns: str, dev: str, cidr: str) -> None:
-    run("ip", "-n", ns, "addr", "add", cidr, "dev", dev)
+    run("ip", "-n", ns, "addr", "add", cidr, "dev", dev, *(["nodad"] if ":" in cidr else []))
     run("ip", "-n", ns, "link", "set", dev, "up")
 
 
@@ -102,9 +103,14 @@ def _side(net: NatPair, letter: str, side: Side, home: str, router: str) -> None
     tag, n = net.tag, {"a": 1, "b": 2}[letter]
     w = n * 10
     _link(home, f"{tag}{letter}l", router, f"{tag}r{letter}l")
-    _address(home, f"{tag}{letter}l", f"10.88.{n}.2/24")
-    _address(router, f"{tag}r{letter}l", f"10.88.{n}.1/24")
-    run("ip", "-n", home, "route", "add", "default", "via", f"10.88.{n}.1")
+    if side.ipv6_only:  # the home has no IPv4 at all; its prefix is routed to it, as IPv6 prefixes are
+        _address(home, f"{tag}{letter}l", f"fd88:{n}::2/64")
+        _address(router, f"{tag}r{letter}l", f"fd88:{n}::1/64")
+        run("ip", "-n", home, "-6", "route", "add", "default", "via", f"fd88:{n}::1")
+    else:
+        _address(home, f"{tag}{letter}l", f"10.88.{n}.2/24")
+        _address(router, f"{tag}r{letter}l", f"10.88.{n}.1/24")
+        run("ip", "-n", home, "route", "add", "default", "via", f"10.88.{n}.1")
     edge = router
     if side.cgnat:
         carrier = f"{tag}c{letter}"
@@ -121,6 +127,14 @@ def _side(net: NatPair, letter: str, side: Side, home: str, router: str) -> None
     run("ip", "-n", edge, "route", "add", "default", "via", f"10.88.{w}.1")
     for ns in {router, edge}:
         run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ip_forward=1")
+    if side.ipv6_only:
+        _address(edge, f"{tag}r{letter}w", f"fd88:{w}::2/64")
+        _address(net.pub, f"{tag}p{letter}", f"fd88:{w}::1/64")
+        net.six.append(f"fd88:{w}::1")
+        run("ip", "-n", edge, "-6", "route", "add", "default", "via", f"fd88:{w}::1")
+        run("ip", "-n", net.pub, "-6", "route", "add", f"fd88:{n}::/64", "via", f"fd88:{w}::2")
+        for ns in (edge, net.pub):
+            run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
     home_rules = _router_rules(f"{tag}r{letter}l", f"{tag}r{letter}w", side.mapping, side.udp_blocked)
     run("ip", "netns", "exec", router, "nft", "-f", "-", stdin=home_rules)
     if side.cgnat:
@@ -134,6 +148,7 @@ class Side:
     mapping: Mapping = Mapping.EIM
     cgnat: bool = False
     udp_blocked: bool = False
+    ipv6_only: bool = False  # the home has only IPv6 (no NAT: its router's firewall keeps strangers out)
 
 
 @contextmanager
@@ -171,6 +186,7 @@ def _start_coturn(net: NatPair, log: Path) -> subprocess.Popen[bytes]:
         "-n",
         "--listening-ip=10.88.10.1",
         "--listening-ip=10.88.20.1",
+        *(f"--listening-ip={ip}" for ip in net.six),
         f"--listening-port={STUN[1]}",
         "--relay-ip=10.88.10.1",
         "--no-tls",

@@ -70,7 +70,7 @@ async def ask_stun(servers: Sequence[tuple[str, int]], bind: str | None) -> Punc
     with trio.move_on_after(ASK_FOR):
         for name, port in servers:
             try:
-                infos = await trio.socket.getaddrinfo(name, port, socket.AF_INET, socket.SOCK_STREAM)
+                infos = await trio.socket.getaddrinfo(name, port, 0, socket.SOCK_STREAM)
             except OSError as exc:
                 problems.append(f"{name}: {exc.strerror or exc}")
                 continue
