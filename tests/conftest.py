@@ -10,6 +10,7 @@ every child the default disposition, as a terminal's foreground program has.
 
 from __future__ import annotations
 
+import os
 import signal
 
 import pytest
@@ -25,6 +26,12 @@ SHORT_NINTENDO = preset("nintendo").with_option("rounds", "3")
 
 presets = st.sampled_from(sorted(PRESETS))
 """A preset's name, for property tests over every rule set."""
+
+
+# pytest-xdist's workers set COLUMNS and LINES to 80x24, and a child process inherits them: a `koikoi`
+# table in a 40x12 tmux pane would then draw itself at 80x24. Every child measures its own terminal.
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -21,6 +21,9 @@ from p2p_koikoi.testing import KOIKOI, koikoi_env
 from p2p_koikoi.testing.processes import run_in_pty
 from tests.netns_support import no_namespaces
 
+# Network namespaces and their names are machine-wide: one xdist worker at a time runs the files that make them.
+pytestmark = pytest.mark.xdist_group("netns")
+
 GAMES = [  # port, fingerprint, rules: announced in this order, listed by rules
     (7451, "cccc:0000:0000:0000:0000:0000:0000:0003", "qdan rounds=3"),
     (7452, "aaaa:0000:0000:0000:0000:0000:0000:0001", "lemme rounds=3"),

@@ -12,6 +12,9 @@ from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.testing import KOIKOI, free_port, join_bot, koikoi_env, spawn_host
 from tests.netns_support import no_namespaces
 
+# Network namespaces and their names are machine-wide: one xdist worker at a time runs the files that make them.
+pytestmark = pytest.mark.xdist_group("netns")
+
 
 def test_two_processes_play_a_whole_match_over_loopback(tmp_path: Path) -> None:
     port = free_port()

@@ -18,6 +18,9 @@ from p2p_koikoi.engine import preset
 from p2p_koikoi.net.tcp import Address
 from tests.netns_support import no_namespaces
 
+# Network namespaces and their names are machine-wide: one xdist worker at a time runs the files that make them.
+pytestmark = pytest.mark.xdist_group("netns")
+
 ANNOUNCE = """
 import sys, trio
 from p2p_koikoi.net.lan import announce

@@ -27,6 +27,9 @@ from p2p_koikoi.net.pcp import encode_map, parse_map_reply
 from p2p_koikoi.testing import KOIKOI, koikoi_env
 from tests.netns_support import no_namespaces
 
+# Network namespaces and their names are machine-wide: one xdist worker at a time runs the files that make them.
+pytestmark = pytest.mark.xdist_group("netns")
+
 PORT = 7447
 HOST_OPTIONS = ["--bot", "random", "--rules", "lemme", "--rounds", "3", "--replay-dir"]
 

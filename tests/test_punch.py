@@ -18,6 +18,9 @@ from p2p_koikoi.testing import KOIKOI, koikoi_env
 from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair, namespaces_allowed, nat_pair
 from tests.netns_support import no_namespaces
 
+# Network namespaces and their names are machine-wide: one xdist worker at a time runs the files that make them.
+pytestmark = pytest.mark.xdist_group("netns")
+
 STUN_AT = f"{STUN[0]}:{STUN[1]}"
 RULES = ["--rules", "lemme", "--rounds", "3"]
 
