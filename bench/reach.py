@@ -7,14 +7,17 @@ handing the guest's answer code to the host as soon as it is printed, as a playe
 
     python bench/reach.py [--runs N]
 
-Printed per pair and run: the rung that connected (direct, reverse, punch, relay, or none), the seconds from the
+Printed per pair and run: the rung that connected (direct, reverse, punch, spray, relay, or none), the seconds from the
 guest's start to its "Connected" line (the ladder's whole cost, the failed direct dial included: the
 guest is run with ``--timeout 3``), the seconds from the paste to it (what the later rungs add once the
 answer is in), and whether both records verified. A pair that does not connect within 20 s of the
 paste is stopped and shown as "none". CGNAT is a home router behind a carrier's endpoint-independent
 NAT; "UDP blocked" drops every UDP packet leaving that home (nothing here needs UDP); IPv6-only: both
 homes have only IPv6 and no NAT, each behind its router's stateful firewall (STUN over IPv6). The guest
-is given coturn as its TURN relay (``--relay``), the last resort where a NAT is endpoint-dependent.
+is given coturn as its TURN relay (``--relay``), the last resort where a NAT is endpoint-dependent. Both
+sides are given coturn's two IPv4 addresses as STUN servers, so that an endpoint-dependent NAT shows
+itself (two public ports for one local port) and EIM x EDM tries the birthday spray before the relay.
+``--only WORDS`` runs only the pairs whose name holds them.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from p2p_koikoi.testing import KOIKOI, koikoi_env
 from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair, Side, namespaces_allowed, nat_pair
 
-STUN_AT = f"{STUN[0]}:{STUN[1]}"
+STUN_AT = f"{STUN[0]}:{STUN[1]},10.88.20.1:{STUN[1]}"  # one coturn, two addresses: two destinations
 RELAY = ["--relay", f"turn:10.88.20.1:{STUN[1]}", "--relay-user", TURN_USER, "--relay-password", TURN_PASSWORD]
 AFTER_PASTE = 20.0
 
@@ -143,6 +146,8 @@ def play(net: NatPair, pair: Pair, folder: Path) -> Run:
         rung = "reverse" if pasted else "direct"
         if any("punch to the host" in s for s in said):
             rung = "punch"
+        elif any("spray to the host" in s for s in said):
+            rung = "spray"
         elif any("through the relay" in s for s in said):
             rung = "relay"
         guest.wait(timeout=120)
@@ -163,12 +168,13 @@ def play(net: NatPair, pair: Pair, folder: Path) -> Run:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", default="", help="run only the pairs whose name holds these words")
     args = parser.parse_args()
     reason = namespaces_allowed()
     if reason:
         sys.exit(f"reach: {reason}")
     print(f"{'pair':<38} {'run':>3}  {'rung':<8} {'connect s':>9} {'after paste s':>13}  records")
-    for pair in PAIRS:
+    for pair in (p for p in PAIRS if args.only in p.name):
         for run in range(1, args.runs + 1):
             with tempfile.TemporaryDirectory() as tmp:
                 folder = Path(tmp)

@@ -43,7 +43,8 @@ def test_the_answer_code_vectors(vector: dict[str, object]) -> None:
     punch = (str(vector["punch"][0]), int(vector["punch"][1])) if vector["punch"] else None  # type: ignore[index]
     addresses = tuple(str(a) for a in vector["addresses"])  # type: ignore[attr-defined]
     relay = (str(vector["relay"][0]), int(vector["relay"][1])) if vector["relay"] else None  # type: ignore[index]
-    answer = Answer(addresses, int(str(vector["port"])), fingerprint(guest), fingerprint(host), punch, relay)
+    spray = bool(vector.get("spray", False))  # flags bit 3: the guest's NAT maps each destination anew
+    answer = Answer(addresses, int(str(vector["port"])), fingerprint(guest), fingerprint(host), punch, relay, spray)
     assert answer.format() == vector["code"]
     assert Answer.parse(str(vector["code"])) == answer
     assert Answer.parse(str(vector["code"]).upper().replace("KKA1:", "kka1:")) == answer  # a chat program shouted it

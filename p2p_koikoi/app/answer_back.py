@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import trio
 
 from p2p_koikoi.app.dial_back import first_of
-from p2p_koikoi.app.punching import Punching, ask_stun
+from p2p_koikoi.app.punching import Punching, ask_stun, maps_per_destination
 from p2p_koikoi.net import DEFAULT_PORT
 from p2p_koikoi.net.answer import Answer
 from p2p_koikoi.net.code_text import Endpoint
@@ -29,6 +29,7 @@ from p2p_koikoi.net.handshake import Greeting
 from p2p_koikoi.net.invite import MAX_ADDRESSES
 from p2p_koikoi.net.portmap import Mapper
 from p2p_koikoi.net.reverse import await_host, greet_the_host, punch_host
+from p2p_koikoi.net.spray import open_many
 from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, dialable
 from p2p_koikoi.net.turn import Allocation, Relay, TurnError, allocate
 
@@ -94,6 +95,7 @@ async def wait_for_host(
     host = pin.fingerprint
     assert host is not None
     punching = await ask_stun(back.stun, back.bind) if host_punch is not None else Punching()
+    spray = await maps_per_destination(punching, back.stun)  # our NAT defeats the punch: the host sprays
     relayed = await _allocate(back.relay, host_punch, say)
     listening: list[int] = []
 
@@ -104,13 +106,15 @@ async def wait_for_host(
         listening.append(port)
         hosts = reachable_hosts(addresses, back.bind)[:MAX_ADDRESSES]
         relay = relayed.relayed if relayed is not None else None
-        say_answer(Answer(tuple(hosts), port, ours, host, punching.candidate, relay), say)
-        say(f"  (listening at {', '.join(str(Address(h, port)) for h in hosts)}{_punching_words(punching)})")
+        say_answer(Answer(tuple(hosts), port, ours, host, punching.candidate, relay, spray), say)
+        say(f"  (listening at {', '.join(str(Address(h, port)) for h in hosts)}{_punching_words(punching, spray)})")
         minutes = f"{back.wait / 60:g} min" if back.wait >= 60 else f"{back.wait:g} s"
         say(f"Waiting up to {minutes} for the host to paste it and connect (Ctrl-C gives up).")
         if back.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
             routers.append(Mapper(port))
-            nursery.start_soon(_map_port, routers[-1], hosts, port, ours, host, say, punching.candidate, relay)
+            nursery.start_soon(
+                _map_port, routers[-1], hosts, port, ours, host, say, punching.candidate, relay, spray
+            )
 
     async def by_listening() -> Reached:
         channel, greeting, address = await _listen(back, key, pin, on_listening)
@@ -130,6 +134,22 @@ async def wait_for_host(
         say(f"  The punch to the host at {address} got through.")
         port = listening[-1] if listening else back.port
         return Reached(channel, greeting, address, port, punch=(punching.local_port, host_punch))
+
+    async def by_spray() -> Reached:
+        assert host_punch is not None
+        await trio.sleep(0)  # the listener prints the code first
+
+        async def greet(stream: trio.SocketStream) -> tuple[FramedChannel, Greeting]:
+            return await greet_the_host(stream, key, pin, f"the spray to {Address(*host_punch)}")
+
+        try:
+            channel, greeting = await open_many(host_punch, greet, deadline=trio.current_time() + back.wait)
+        except OSError:
+            await trio.sleep_forever()
+            raise
+        say(f"  The spray to the host at {Address(*host_punch)} got through.")
+        port = listening[-1] if listening else back.port
+        return Reached(channel, greeting, Address(*host_punch), port)
 
     async def by_relay() -> Reached:
         assert relayed is not None
@@ -151,7 +171,7 @@ async def wait_for_host(
 
     tasks = [by_listening]
     if punching.candidate is not None and host_punch is not None:
-        tasks.append(by_punch)
+        tasks.append(by_spray if spray else by_punch)
     if relayed is not None:
         tasks.append(by_relay)
     relayed_won = False
@@ -201,7 +221,9 @@ async def _hold(allocation: Allocation) -> None:
             await allocation.aclose()
 
 
-def _punching_words(punching: Punching) -> str:
+def _punching_words(punching: Punching, spray: bool) -> str:
+    if punching.candidate is not None and spray:
+        return f"; our router maps each destination to a new port, so the host sprays to {punching.candidate[0]}"
     if punching.candidate is not None:
         return f"; punching from {Address(*punching.candidate)}"
     return ""
@@ -236,6 +258,7 @@ async def _map_port(
     say: Say,
     punch: Endpoint | None,
     relay: Endpoint | None,
+    spray: bool = False,
 ) -> None:
     """Ask the router for the port while the guest already waits; a router that opened a new address
     gets a new answer code, that address first (the one to send from now on)."""
@@ -245,5 +268,5 @@ async def _map_port(
     if any(address not in hosts for address in opened):
         mapped = [*opened, *(h for h in hosts if h not in opened)][:MAX_ADDRESSES]
         say("  The router forwards the port now: send this answer code instead (it holds the public address):")
-        say_answer(Answer(tuple(mapped), port, ours, host, punch, relay), say)
+        say_answer(Answer(tuple(mapped), port, ours, host, punch, relay, spray), say)
     await mapper.keep()

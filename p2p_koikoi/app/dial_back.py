@@ -98,10 +98,13 @@ async def take_answers(
     token: bytes | None = None,
     timeout: float = 15.0,
     punch_from: int | None = None,
+    maps_anew: Callable[[], Awaitable[bool]] | None = None,
 ) -> tuple[FramedChannel, T, Answer]:
     """Dial each answer code pasted until a guest is admitted; its channel, what ``admit`` returned, and
     the answer (where to dial again after a drop). Runs until then, or forever once the input ended.
-    ``punch_from``: the local port of our STUN mapping, to punch from to an answer's candidate."""
+    ``punch_from``: the local port of our STUN mapping, to punch from to an answer's candidate.
+    ``maps_anew``: whether our own NAT maps each destination to a new port, asked only of an answer that
+    wants a spray (two such NATs cannot meet by one, and the relay comes sooner without it)."""
     pasted = Pasted()
     while True:
         line = await read()
@@ -118,11 +121,18 @@ async def take_answers(
             say(f"  {checked[0].upper()}{checked[1:]}; still waiting.")
             continue
         where = ", ".join(str(Address(host, checked.port)) for host in checked.addresses)
-        if checked.punch is not None and punch_from is not None:
+        may_spray = checked.spray and punch_from is not None and not (maps_anew is not None and await maps_anew())
+        if checked.punch is not None and punch_from is not None and checked.spray and not may_spray:
+            where += " (no spray: our router, like the guest's, maps each destination to a new port)"
+        elif checked.punch is not None and punch_from is not None and checked.spray:
+            where += f", and spraying to {checked.punch[0]} (its router maps each destination to a new port)"
+        elif checked.punch is not None and punch_from is not None:
             where += f", and punching to {Address(*checked.punch)}"
         say(f"  Dialling the guest back at {where}...")
         try:
-            channel, greeting, address = await dial_guest(checked, key, token, timeout=timeout, punch_from=punch_from)
+            channel, greeting, address = await dial_guest(
+                checked, key, token, timeout=timeout, punch_from=punch_from, may_spray=may_spray
+            )
         except CouldNotJoin as exc:
             say(f"  Not connected: {exc}; still waiting.")
             continue

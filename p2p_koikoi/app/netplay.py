@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -21,7 +22,7 @@ from p2p_koikoi.app.continuing import started as began
 from p2p_koikoi.app.dial_back import PASTE_HERE, ReadLine, first_of, take_answers
 from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
 from p2p_koikoi.app.own_name import load_own_name
-from p2p_koikoi.app.punching import ask_stun
+from p2p_koikoi.app.punching import ask_stun, maps_per_destination
 from p2p_koikoi.app.series import Again, ask_both, greet, part, parting_line, series_of, take_same_rules
 from p2p_koikoi.app.unfinished import ResumeError, Unfinished, find_unfinished, restore_match, tell_so_far
 from p2p_koikoi.engine import RuleSet
@@ -586,7 +587,15 @@ async def host_match(
             async def by_answer() -> _Admitted:
                 assert answers is not None
                 channel, (session, peer, unfinished), answer = await take_answers(
-                    answers, key, ours, admit, say, guest=options.guest, token=token, punch_from=punching.from_port
+                    answers,
+                    key,
+                    ours,
+                    admit,
+                    say,
+                    guest=options.guest,
+                    token=token,
+                    punch_from=punching.from_port,
+                    maps_anew=partial(maps_per_destination, punching, options.stun),
                 )
                 return _Admitted(channel, session, peer, unfinished, answer, punching.from_port)
 

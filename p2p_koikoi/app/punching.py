@@ -8,6 +8,11 @@ from the same local port (:mod:`p2p_koikoi.net.punch`).
 No STUN is asked when the side listens only on loopback (a test, a local game: nobody outside could be
 punched to), or with ``--stun none``. A server that does not answer costs at most :data:`ASK_FOR`
 seconds, once, and the side goes on without a candidate.
+
+:func:`maps_per_destination` asks a second server from the same local port: a NAT that answers with
+another public port maps each destination anew (endpoint-dependent), so the candidate's port is not the
+one a punch leaves from, and the birthday spray (:mod:`p2p_koikoi.net.spray`) is the only direct way.
+Only the guest asks, and only once its dial has failed: nothing that already connects waits for it.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import trio
 from p2p_koikoi.net.code_text import Endpoint
 from p2p_koikoi.net.stun import StunError, tcp_mapping
 
-__all__ = ["ASK_FOR", "DEFAULT_STUN", "Punching", "ask_stun"]
+__all__ = ["ASK_FOR", "DEFAULT_STUN", "Punching", "ask_stun", "maps_per_destination"]
 
 ASK_FOR = 1.5  # seconds in all for the STUN servers, before the code is printed without a candidate
 DEFAULT_STUN = ("stun.cloudflare.com:3478", "stun.nextcloud.com:443")  # two operators, both STUN over TCP
@@ -38,6 +43,7 @@ class Punching:
     local_port: int = 0
     held: list[trio.SocketStream] = field(default_factory=list)
     why_not: str = ""
+    server: tuple[str, int] | None = None  # the STUN server (address, port) that gave the candidate
 
     @property
     def from_port(self) -> int | None:
@@ -81,5 +87,30 @@ async def ask_stun(servers: Sequence[tuple[str, int]], bind: str | None) -> Punc
                 except StunError as exc:
                     problems.append(str(exc))
                     continue
-                return Punching((mapping.host, mapping.port), mapping.local_port, [stream])
+                return Punching((mapping.host, mapping.port), mapping.local_port, [stream], server=(host, port))
     return Punching(why_not="; ".join(problems) or f"no STUN server answered within {ASK_FOR:g} s")
+
+
+async def maps_per_destination(punching: Punching, servers: Sequence[tuple[str, int]]) -> bool:
+    """Whether our NAT gave another public port to a second STUN server (another address or port than the
+    one that gave ``punching``'s candidate) from the same local port; False when none answers within
+    :data:`ASK_FOR` s, or there is none to ask (we cannot tell, and the ordinary punch is tried)."""
+    if punching.candidate is None:
+        return False
+    with trio.move_on_after(ASK_FOR):
+        for name, port in servers:
+            try:
+                infos = await trio.socket.getaddrinfo(name, port, 0, socket.SOCK_STREAM)
+            except OSError:
+                continue
+            for info in infos:
+                other = (str(info[4][0]), port)
+                if other == punching.server:
+                    continue
+                try:
+                    mapping, stream = await tcp_mapping(other, punching.local_port, timeout=ASK_FOR)
+                except StunError:
+                    continue
+                await trio.aclose_forcefully(stream)
+                return (mapping.host, mapping.port) != punching.candidate
+    return False

@@ -29,9 +29,10 @@ StunOption = Annotated[
     str,
     typer.Option(
         "--stun",
-        metavar="HOST:PORT|none",
+        metavar="HOST:PORT[,...]|none",
         envvar="KOIKOI_STUN",
-        help="STUN server (over TCP) for a hole punch when neither side can be reached; none: no punching.",
+        help="STUN server(s) over TCP (HOST:PORT[,HOST:PORT]) for a hole punch when neither side can be reached; "
+        "none: no punching.",
     ),
 ]
 DEFAULT_STUN = "default"
@@ -71,7 +72,8 @@ def relay_server(text: str | None, user: str | None, password: str | None) -> Re
 
 
 def stun_servers(text: str) -> tuple[tuple[str, int], ...]:
-    """``--stun``'s servers: the default ones, none, or HOST[:PORT] (3478 unless said); a bad one exits
+    """``--stun``'s servers: the default ones, none, or HOST[:PORT] (3478 unless said), several separated by
+    commas (a second one tells an endpoint-dependent NAT, app/punching.py); a bad one exits
     with one line, before anything is offered to anyone."""
     from p2p_koikoi.app.punching import DEFAULT_STUN as SERVERS
     from p2p_koikoi.net.tcp import parse_address
@@ -79,7 +81,8 @@ def stun_servers(text: str) -> tuple[tuple[str, int], ...]:
     if text.strip().lower() == "none":
         return ()
     try:
-        addresses = [parse_address(t, 3478) for t in (SERVERS if text == DEFAULT_STUN else (text,))]
+        names = SERVERS if text == DEFAULT_STUN else tuple(t.strip() for t in text.split(",") if t.strip())
+        addresses = [parse_address(t, 3478) for t in names]
     except ValueError as exc:
         raise fail(f"--stun: {exc}") from None
     return tuple((a.host, a.port) for a in addresses)

@@ -10,7 +10,7 @@ at one of its addresses, gets nobody into a match.
 The layout is byte-exact, documented with vectors in ``protocol/INVITE.md`` and
 ``protocol/vectors/answer-codes.json``:
 
-    flags (1: bit 1, a punch candidate; bit 2, a relayed address) | port (2, big-endian)
+    flags (1: bit 1, a punch candidate; bit 2, a relayed address; bit 3, spray to me) | port (2, big-endian)
     | guest fingerprint (16) | host fingerprint (16)
     | punch candidate (tag 4 + 4 bytes or tag 6 + 16 bytes, then a 2-byte port; if flags bit 1)
     | relayed address (the same layout; if flags bit 2)
@@ -47,6 +47,7 @@ MAX_TEXT = 564  # checked before decoding: the longest valid code (IPv6 punch an
 _FIXED = 1 + 2 + 2 * FINGERPRINT_BYTES
 _HAS_PUNCH = 0x02
 _HAS_RELAY = 0x04
+_SPRAY = 0x08  # the guest's NAT maps each destination to a new port: the host sprays (net/spray.py)
 
 
 class AnswerError(CodeError):
@@ -65,6 +66,7 @@ class Answer:
     host: str
     punch: Endpoint | None = None
     relay: Endpoint | None = None  # the guest's relayed address on a TURN server, for the host to dial
+    spray: bool = False  # the guest's NAT is endpoint-dependent: its punch candidate's port is not the punch's
 
     def __post_init__(self) -> None:
         if not 0 < self.port < 65536:
@@ -76,10 +78,13 @@ class Answer:
             check_endpoint(self.punch, "answer code", AnswerError)
         if self.relay is not None:
             check_endpoint(self.relay, "answer code", AnswerError)
+        if self.spray and self.punch is None:
+            raise AnswerError("a spray needs the guest's public address: its punch candidate")
 
     def format(self) -> str:
-        flags = bytes([(_HAS_PUNCH if self.punch else 0) | (_HAS_RELAY if self.relay else 0)])
-        body = flags + self.port.to_bytes(2, "big") + fingerprint_bytes(self.guest) + fingerprint_bytes(self.host)
+        flags = (_HAS_PUNCH if self.punch else 0) | (_HAS_RELAY if self.relay else 0) | (_SPRAY if self.spray else 0)
+        body = bytes([flags]) + self.port.to_bytes(2, "big")
+        body += fingerprint_bytes(self.guest) + fingerprint_bytes(self.host)
         body += pack_endpoint(self.punch) if self.punch else b""
         body += pack_endpoint(self.relay) if self.relay else b""
         return wrap(PREFIX, CHECK_DOMAIN, body + pack_addresses(self.addresses))
@@ -90,7 +95,7 @@ class Answer:
         body = unwrap(text, PREFIX, CHECK_DOMAIN, MAX_TEXT, "answer code", AnswerError)
         if len(body) < _FIXED:
             raise AnswerError("the answer code is damaged or cut short; copy the whole line again")
-        if body[0] & ~(_HAS_PUNCH | _HAS_RELAY):
+        if body[0] & ~(_HAS_PUNCH | _HAS_RELAY | _SPRAY):
             raise AnswerError("the answer code uses features this koikoi does not know; update koikoi")
         port = int.from_bytes(body[1:3], "big")
         guest, host = body[3 : 3 + FINGERPRINT_BYTES], body[3 + FINGERPRINT_BYTES : _FIXED]
@@ -100,4 +105,7 @@ class Answer:
         if body[0] & _HAS_RELAY:
             relay, at = unpack_endpoint(body, at, "answer code", AnswerError)
         addresses = unpack_addresses(body[at:], "answer code", AnswerError)
-        return cls(addresses, port, fingerprint_text(guest), fingerprint_text(host), punch, relay)
+        spray = bool(body[0] & _SPRAY)
+        if spray and punch is None:
+            raise AnswerError("the answer code asks for a spray without a punch candidate; copy the whole line again")
+        return cls(addresses, port, fingerprint_text(guest), fingerprint_text(host), punch, relay, spray)

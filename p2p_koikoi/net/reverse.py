@@ -25,6 +25,7 @@ from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.net.handshake import Greeting, Guard, NotKoikoi, greet_as_guest, greet_as_host, token_nonce
 from p2p_koikoi.net.punch import simultaneous_open
 from p2p_koikoi.net.reach import AllFailed, Failed, Failure, Miss, classify_os_error, happy_eyeballs, interleave
+from p2p_koikoi.net.spray import SPRAY_FOR, probe_many
 from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, _connect, listen_raw, parse_address
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.wire import RemoteProtocolError
@@ -100,21 +101,53 @@ async def greet_the_host(
 
 
 async def dial_guest(
-    answer: Answer, key: bytes, token: bytes | None = None, *, timeout: float = 15.0, punch_from: int | None = None
+    answer: Answer,
+    key: bytes,
+    token: bytes | None = None,
+    *,
+    timeout: float = 15.0,
+    punch_from: int | None = None,
+    may_spray: bool = True,
 ) -> tuple[FramedChannel, Greeting, Address]:
     """Dial every address of ``answer`` at once and greet as the host; the first guest that proves the
     answer's key (and ``token``, when the host admits only holders of its invite) wins. With
     ``punch_from`` (the local port of our STUN mapping) and a punch candidate in the answer, a hole punch
     to it runs alongside, started last (:mod:`p2p_koikoi.net.punch`): a guest that can be dialled is
-    dialled, and the punch, the next rung, adds nothing when it is not needed. The guest's relayed address
-    on a TURN server, when the answer holds one, is dialled last of all, as any address.
+    dialled, and the punch, the next rung, adds nothing when it is not needed. An answer whose guest's NAT
+    maps each destination anew gets the birthday spray instead of the punch (:mod:`p2p_koikoi.net.spray`),
+    for at most :data:`SPRAY_FOR` s, unless ``may_spray`` is false (our NAT does the same). The guest's
+    relayed address on a TURN server, when the answer holds one, is dialled last of all, as any address,
+    and only after the spray has failed.
     :class:`CouldNotJoin` says in one line how every address failed."""
     guard = Guard(answer.guest, token)
     targets = {str(Address(host, answer.port)): Address(host, answer.port) for host in interleave(answer.addresses)}
     relay = f"relay {Address(*answer.relay)}" if answer.relay else None
     if answer.relay is not None and relay is not None:
         targets[relay] = Address(*answer.relay)
-    punch = f"punch {Address(*answer.punch)}" if answer.punch and punch_from is not None else None
+    sprays = answer.spray and may_spray and answer.punch is not None and punch_from is not None
+    spray = f"spray {answer.punch[0]}" if sprays and answer.punch else None
+    punch = f"punch {Address(*answer.punch)}" if answer.punch and punch_from is not None and not spray else None
+    sprayed = trio.Event()  # the relay waits for the spray: a relayed match is the last resort
+
+    async def greet(stream: trio.SocketStream) -> tuple[FramedChannel, Greeting, Address]:
+        channel = FramedChannel(stream)
+        try:
+            peer = stream.socket.getpeername()
+            return channel, await greet_as_host(channel, key, guard=guard), Address(str(peer[0]), int(peer[1]))
+        except BaseException:
+            await trio.aclose_forcefully(stream)
+            raise
+
+    async def by_spray(name: str) -> tuple[FramedChannel, Greeting, Address]:
+        assert answer.punch is not None and punch_from is not None
+        try:
+            return await probe_many(
+                punch_from, answer.punch[0], greet, deadline=trio.current_time() + min(SPRAY_FOR, timeout)
+            )
+        except OSError as exc:
+            raise Failed(Failure(name, classify_os_error(exc), exc.strerror or str(exc))) from None
+        finally:
+            sprayed.set()
 
     async def connect(name: str) -> trio.SocketStream:
         if name == punch and answer.punch is not None and punch_from is not None:
@@ -125,6 +158,10 @@ async def dial_guest(
         return await _connect(targets[name])
 
     async def attempt(name: str) -> tuple[FramedChannel, Greeting, Address]:
+        if name == spray:
+            return await by_spray(name)
+        if name == relay and spray:
+            await sprayed.wait()
         channel = FramedChannel(await connect(name))
         try:
             greeting = await greet_as_host(channel, key, guard=guard)
@@ -141,7 +178,8 @@ async def dial_guest(
         await trio.aclose_forcefully(won[0].stream)
 
     try:
-        order = [t for t in targets if t != relay] + ([punch] if punch else []) + ([relay] if relay else [])
+        rung = punch or spray
+        order = [t for t in targets if t != relay] + ([rung] if rung else []) + ([relay] if relay else [])
         return await happy_eyeballs(order, attempt, timeout, release)
     except AllFailed as exc:
         raise CouldNotJoin(_unreached(exc.failures, timeout), exc.failures) from None
