@@ -25,6 +25,7 @@ import pytest
 
 from p2p_koikoi.net.pcp import encode_map, parse_map_reply
 from p2p_koikoi.testing import KOIKOI, koikoi_env
+from p2p_koikoi.testing.processes import rest_of_output, stderr_lines_until
 from tests.netns_support import no_namespaces
 
 # Network namespaces and their names are machine-wide: one xdist worker at a time runs the files that make them.
@@ -234,7 +235,7 @@ def test_without_the_pinhole_the_firewall_keeps_the_guest_out(router: Router, tm
             stderr=subprocess.PIPE,
             text=True,
         )
-        guest_said = "\n".join(_lines_until(guest, "  kka1:"))
+        guest_said = "\n".join(stderr_lines_until(guest, "  kka1:"))
     finally:
         for process in (host, guest):
             if process is not None:
@@ -315,8 +316,10 @@ def test_an_unreachable_host_dials_the_guest_back_with_its_answer_code(router: R
     guest: subprocess.Popen[str] | None = None
     try:
         assert host.stderr is not None and host.stdin is not None
-        host_lines = _lines_until(host, "koikoi join kk1:")
-        assert any("paste it here and press Enter" in line for line in _lines_until(host, "paste it here")), host_lines
+        host_lines = stderr_lines_until(host, "koikoi join kk1:")
+        assert any("paste it here and press Enter" in line for line in stderr_lines_until(host, "paste it here")), (
+            host_lines
+        )
         code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
         guest = subprocess.Popen(
             [*outside, "join", code, "--bot", "random", "--timeout", "5", "--no-upnp", "--bind", "10.77.2.2", *keep],
@@ -325,12 +328,12 @@ def test_an_unreachable_host_dials_the_guest_back_with_its_answer_code(router: R
             stderr=subprocess.PIPE,
             text=True,
         )
-        guest_lines = _lines_until(guest, "  kka1:")
+        guest_lines = stderr_lines_until(guest, "  kka1:")
         answer = guest_lines[-1].strip()
         host.stdin.write(answer + "\n")
         host.stdin.flush()
-        guest_err = guest.communicate(timeout=120)[1]
-        host_err = host.communicate(timeout=60)[1]
+        guest_err = rest_of_output(guest, 120)[1]
+        host_err = rest_of_output(host, 60)[1]
     finally:
         for process in (host, guest):
             if process is not None:
@@ -348,16 +351,3 @@ def test_an_unreachable_host_dials_the_guest_back_with_its_answer_code(router: R
     for record in records:
         verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
         assert verified.returncode == 0, verified.stdout + verified.stderr
-
-
-def _lines_until(process: subprocess.Popen[str], words: str, seconds: float = 60) -> list[str]:
-    """Standard error lines of ``process`` up to the first that holds ``words`` (bounded in time and by its end)."""
-    assert process.stderr is not None
-    lines: list[str] = []
-    deadline = time.monotonic() + seconds
-    while not lines or words not in lines[-1]:
-        assert time.monotonic() < deadline, lines
-        line = process.stderr.readline()
-        assert line, (lines, process.poll())
-        lines.append(line.rstrip("\n"))
-    return lines

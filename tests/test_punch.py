@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from p2p_koikoi.testing import KOIKOI, koikoi_env
+from p2p_koikoi.testing.processes import rest_of_output, stderr_lines_until
 from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair, namespaces_allowed, nat_pair
 from tests.netns_support import no_namespaces
 
@@ -34,19 +35,6 @@ def eim_pair(tmp_path: Path) -> Iterator[NatPair]:
         yield net
     left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout.split()
     assert not set(net.made) & set(left)
-
-
-def _lines_until(process: subprocess.Popen[str], words: str, seconds: float = 60) -> list[str]:
-    """Standard error lines of ``process`` up to the first that holds ``words`` (bounded in time and by its end)."""
-    assert process.stderr is not None
-    lines: list[str] = []
-    deadline = time.monotonic() + seconds
-    while not lines or words not in lines[-1]:
-        assert time.monotonic() < deadline, lines
-        line = process.stderr.readline()
-        assert line, (lines, process.poll())
-        lines.append(line.rstrip("\n"))
-    return lines
 
 
 def test_the_stun_client_learns_its_public_endpoint_from_coturn(eim_pair: NatPair) -> None:
@@ -80,7 +68,7 @@ def test_a_whole_match_over_a_hole_punched_through_two_nats(eim_pair: NatPair, t
     guest: subprocess.Popen[str] | None = None
     try:
         assert host.stdin is not None
-        host_lines = _lines_until(host, "punching from 10.88.10.2:")
+        host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
         code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
         guest = subprocess.Popen(
             [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common],
@@ -89,11 +77,11 @@ def test_a_whole_match_over_a_hole_punched_through_two_nats(eim_pair: NatPair, t
             stderr=subprocess.PIPE,
             text=True,
         )
-        guest_lines = _lines_until(guest, "  kka1:")
+        guest_lines = stderr_lines_until(guest, "  kka1:")
         host.stdin.write(guest_lines[-1].strip() + "\n")
         host.stdin.flush()
-        guest_err = guest.communicate(timeout=120)[1]
-        host_err = host.communicate(timeout=60)[1]
+        guest_err = rest_of_output(guest, 120)[1]
+        host_err = rest_of_output(host, 60)[1]
     finally:
         for process in (host, guest):
             if process is not None:
@@ -143,7 +131,7 @@ def test_two_symmetric_nats_fall_back_to_the_relay(edm_pair: NatPair, tmp_path: 
     guest: subprocess.Popen[str] | None = None
     try:
         assert host.stdin is not None
-        host_lines = _lines_until(host, "punching from 10.88.10.2:")
+        host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
         code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
         guest = subprocess.Popen(
             [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common, *relay],
@@ -152,11 +140,11 @@ def test_two_symmetric_nats_fall_back_to_the_relay(edm_pair: NatPair, tmp_path: 
             stderr=subprocess.PIPE,
             text=True,
         )
-        guest_lines = _lines_until(guest, "  kka1:")
+        guest_lines = stderr_lines_until(guest, "  kka1:")
         host.stdin.write(guest_lines[-1].strip() + "\n")
         host.stdin.flush()
-        guest_err = guest.communicate(timeout=120)[1]
-        host_err = host.communicate(timeout=60)[1]
+        guest_err = rest_of_output(guest, 120)[1]
+        host_err = rest_of_output(host, 60)[1]
     finally:
         for process in (host, guest):
             if process is not None:
@@ -193,7 +181,7 @@ def test_a_punched_match_cut_mid_way_is_punched_again(eim_pair: NatPair, tmp_pat
     cut = ["ip", "netns", "exec", net.routers[0], "nft"]
     try:
         assert host.stdin is not None
-        host_lines = _lines_until(host, "punching from 10.88.10.2:")
+        host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
         code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
         guest = subprocess.Popen(
             [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common],
@@ -202,10 +190,10 @@ def test_a_punched_match_cut_mid_way_is_punched_again(eim_pair: NatPair, tmp_pat
             stderr=subprocess.PIPE,
             text=True,
         )
-        guest_lines = _lines_until(guest, "  kka1:")
+        guest_lines = stderr_lines_until(guest, "  kka1:")
         host.stdin.write(guest_lines[-1].strip() + "\n")
         host.stdin.flush()
-        host_lines += _lines_until(host, "accepted the rules")
+        host_lines += stderr_lines_until(host, "accepted the rules")
         time.sleep(0.3)
         subprocess.run([*cut, "insert rule inet nat_pair forward meta l4proto tcp reject with tcp reset"], check=True)
         time.sleep(0.5)
@@ -213,8 +201,8 @@ def test_a_punched_match_cut_mid_way_is_punched_again(eim_pair: NatPair, tmp_pat
         rules = "add rule inet nat_pair forward ct state established,related accept; "
         rules += f'add rule inet nat_pair forward iifname "{net.tag}ral" accept'
         subprocess.run([*cut, "-f", "-"], input=rules, text=True, check=True)
-        guest_err = guest.communicate(timeout=180)[1]
-        host_err = host.communicate(timeout=60)[1]
+        guest_err = rest_of_output(guest, 180)[1]
+        host_err = rest_of_output(host, 60)[1]
     finally:
         for process in (host, guest):
             if process is not None:
@@ -252,7 +240,7 @@ def test_a_relayed_match_cut_mid_way_is_relayed_again(edm_pair: NatPair, tmp_pat
     cut = ["ip", "netns", "exec", net.routers[0], "nft"]
     try:
         assert host.stdin is not None
-        host_lines = _lines_until(host, "punching from 10.88.10.2:")
+        host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
         code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
         guest = subprocess.Popen(
             [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common, *relay],
@@ -261,10 +249,10 @@ def test_a_relayed_match_cut_mid_way_is_relayed_again(edm_pair: NatPair, tmp_pat
             stderr=subprocess.PIPE,
             text=True,
         )
-        guest_lines = _lines_until(guest, "  kka1:")
+        guest_lines = stderr_lines_until(guest, "  kka1:")
         host.stdin.write(guest_lines[-1].strip() + "\n")
         host.stdin.flush()
-        host_lines += _lines_until(host, "accepted the rules")
+        host_lines += stderr_lines_until(host, "accepted the rules")
         time.sleep(0.3)
         subprocess.run([*cut, "insert rule inet nat_pair forward meta l4proto tcp reject with tcp reset"], check=True)
         time.sleep(0.5)
@@ -272,8 +260,8 @@ def test_a_relayed_match_cut_mid_way_is_relayed_again(edm_pair: NatPair, tmp_pat
         rules = "add rule inet nat_pair forward ct state established,related accept; "
         rules += f'add rule inet nat_pair forward iifname "{net.tag}ral" accept'
         subprocess.run([*cut, "-f", "-"], input=rules, text=True, check=True)
-        guest_err = guest.communicate(timeout=180)[1]
-        host_err = host.communicate(timeout=60)[1]
+        guest_err = rest_of_output(guest, 180)[1]
+        host_err = rest_of_output(host, 60)[1]
     finally:
         for process in (host, guest):
             if process is not None:

@@ -16,9 +16,10 @@ import pytest
 
 from p2p_koikoi.net.answer import Answer
 from p2p_koikoi.testing import KOIKOI, koikoi_env
+from p2p_koikoi.testing.processes import rest_of_output, stderr_lines_until
 from tests.nat_pair import STUN, Mapping, NatPair, namespaces_allowed, nat_pair
 from tests.netns_support import no_namespaces
-from tests.test_punch import RULES, _lines_until
+from tests.test_punch import RULES
 
 pytestmark = pytest.mark.xdist_group("netns")
 
@@ -51,7 +52,7 @@ def test_a_whole_match_over_a_birthday_spray(eim_edm_pair: NatPair, tmp_path: Pa
     guest: subprocess.Popen[str] | None = None
     try:
         assert host.stdin is not None
-        host_lines = _lines_until(host, "punching from 10.88.10.2:")
+        host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
         code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
         guest = subprocess.Popen(
             [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common],
@@ -60,13 +61,13 @@ def test_a_whole_match_over_a_birthday_spray(eim_edm_pair: NatPair, tmp_path: Pa
             stderr=subprocess.PIPE,
             text=True,
         )
-        guest_lines = _lines_until(guest, "  kka1:")
+        guest_lines = stderr_lines_until(guest, "  kka1:")
         answer = Answer.parse(guest_lines[-1].strip())
         assert answer.spray and answer.relay is None  # flags bit 3: two STUN addresses saw two ports
         host.stdin.write(guest_lines[-1].strip() + "\n")
         host.stdin.flush()
-        guest_err = guest.communicate(timeout=120)[1]
-        host_err = host.communicate(timeout=60)[1]
+        guest_err = rest_of_output(guest, 120)[1]
+        host_err = rest_of_output(host, 60)[1]
     finally:
         for process in (host, guest):
             if process is not None:

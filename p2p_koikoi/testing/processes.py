@@ -133,3 +133,36 @@ def _ended_by(pid: int, deadline: float) -> int | None:
             os.waitpid(pid, 0)
             return None
         time.sleep(0.05)
+
+
+def stderr_lines_until(process: subprocess.Popen[str], words: str, seconds: float = 60) -> list[str]:
+    """Standard error lines of ``process`` up to the first that holds ``words`` (bounded in time and by its
+    end). Read the rest with :func:`rest_of_output`, never ``communicate``: that reads the raw pipe and
+    loses what this file's buffer already holds."""
+    assert process.stderr is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + seconds
+    while not lines or words not in lines[-1]:
+        assert time.monotonic() < deadline, lines
+        line = process.stderr.readline()
+        assert line, (lines, process.poll())
+        lines.append(line.rstrip("\n"))
+    return lines
+
+
+def rest_of_output(process: subprocess.Popen[str], seconds: float) -> tuple[str, str]:
+    """What ``process`` still writes to its piped stdout and stderr until it ends, read through the same
+    buffered files as :func:`stderr_lines_until` (both at once, so neither pipe fills); killed after
+    ``seconds``, which fails the test with what was read."""
+    import concurrent.futures
+
+    pipes = [pipe for pipe in (process.stdout, process.stderr)]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        reads = [pool.submit(pipe.read) if pipe is not None else None for pipe in pipes]
+        try:
+            texts = [read.result(timeout=seconds) if read is not None else "" for read in reads]
+        except concurrent.futures.TimeoutError:
+            process.kill()
+            raise AssertionError(f"the process did not end within {seconds:g} s") from None
+    process.wait(timeout=10)
+    return texts[0], texts[1]
