@@ -133,6 +133,7 @@ def router(tmp_path: Path) -> Iterator[Router]:
         run("ip", "netns", "exec", r, "sysctl", "-qw", "net.ipv4.ip_forward=1")
         run("ip", "netns", "exec", r, "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
         subprocess.run(["ip", "netns", "exec", r, "nft", "-f", "-"], input=firewall(r), text=True, check=True)
+        _until_no_address_is_tentative(net.home, r, net.outside)
         yield net
     finally:
         net.stop()
@@ -140,6 +141,17 @@ def router(tmp_path: Path) -> Iterator[Router]:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)
     left = run("ip", "netns", "list").split()
     assert not {net.home, net.router, net.outside} & set(left)
+
+
+def _until_no_address_is_tentative(*namespaces: str) -> None:
+    """Wait (at most 10 s) for duplicate address detection to end on every link-local address: a link
+    still tentative cannot join ff02::c or send from fe80::, so the router's IPv6 SSDP, and with it the
+    pinhole, came and went with how busy the machine was (the addresses we add have nodad; these cannot)."""
+    deadline = time.monotonic() + 10
+    for ns in namespaces:
+        while run("ip", "-n", ns, "-6", "addr", "show", "tentative").strip():
+            assert time.monotonic() < deadline, run("ip", "-n", ns, "-6", "addr", "show")
+            time.sleep(0.05)
 
 
 def host_in_home(net: Router, tmp: Path) -> tuple[subprocess.Popen[str], list[str]]:
