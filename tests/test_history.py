@@ -39,6 +39,9 @@ from p2p_koikoi.ui.history_plot import plot
 from p2p_koikoi.wire import public_bytes
 from p2p_koikoi.wire.player_name import BadName, PlayerName
 
+# Under pytest-xdist: its folder of 30 records (a module fixture, 15 s) is made by one worker, not by each.
+pytestmark = pytest.mark.xdist_group("history")
+
 # ------------------------------------------------------------------------------------------ Glicko-2
 
 

@@ -23,6 +23,9 @@ from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.ui.replay_view import Cursor, plain_lines, render_step
 from p2p_koikoi.wire import SignedEntry
 
+# Under pytest-xdist: the samples are verified once (a module fixture), by one worker, not once per worker.
+pytestmark = pytest.mark.xdist_group("samples")
+
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = ROOT / "replays"
 EXPECTED = ROOT / "protocol" / "vectors" / "samples-verify.json"
