@@ -16,6 +16,7 @@ opens a box with a countdown: claim the match, wait, or adjourn (Ctrl-C adjourns
 from __future__ import annotations
 
 import contextlib
+import enum
 import math
 from collections import deque
 from collections.abc import Sequence
@@ -67,6 +68,15 @@ class _Leave:
     """What a decision answers when the person leaves instead."""
 
 
+class BoxKind(enum.Enum):
+    """Which box is open over the table: the keys it takes and when it closes follow from its kind."""
+
+    CLAIM = enum.auto()
+    QUIT = enum.auto()
+    HELP = enum.auto()
+    QUESTION = enum.auto()
+
+
 _TYPED_MOST = 600  # longer than any answer code: what a paste gone wrong may fill, and no more
 _CLAIM_KEYS = {"c": ClaimChoice.CLAIM, "w": ClaimChoice.WAIT, "a": ClaimChoice.ADJOURN}
 
@@ -114,7 +124,7 @@ class TablePlayer:
         self._picker: Picker | None = None
         self._coach: tuple[Round, list[AnyAction], MatchContext] | None = None  # the open decision, for `h`
         self._answer: trio.MemorySendChannel[AnyAction | _Leave] | None = None
-        self._overlays: list[tuple[str, Overlay]] = []
+        self._overlays: list[tuple[BoxKind, Overlay]] = []
         self._question: trio.MemorySendChannel[bool | None] | None = None
         self._dismiss: trio.Event | None = None
         self._deadline: float | None = None  # when the game moves for the person, while they decide
@@ -153,7 +163,7 @@ class TablePlayer:
     def _count_claim_down(self) -> None:
         """The offer to claim says the seconds left, as they run."""
         for i, (kind, _overlay) in enumerate(self._overlays):
-            if kind == "claim":
+            if kind is BoxKind.CLAIM:
                 self._overlays[i] = (kind, claim_box(self._claim_text, self.state.time_left))
         self.state.overlay = self._overlays[-1][1] if self._overlays else None
 
@@ -255,14 +265,14 @@ class TablePlayer:
             with trio.move_on_at(deadline):
                 async with trio.open_nursery() as nursery:
                     await nursery.start(self._adjourn_on_interrupt, send)  # Ctrl-C is ours from here
-                    self._push("claim", claim_box(text, None))
+                    self._push(BoxKind.CLAIM, claim_box(text, None))
                     self.redraw()
                     choice = await receive.receive()
                     nursery.cancel_scope.cancel()
         finally:
             self._claim = None
             self._deadline = self.state.time_left = None
-            self._overlays = [(k, o) for k, o in self._overlays if k != "claim"]
+            self._overlays = [(k, o) for k, o in self._overlays if k is not BoxKind.CLAIM]
             self.state.overlay = self._overlays[-1][1] if self._overlays else None
         if choice is ClaimChoice.WAIT:
             self._teller.line(f"You wait for {self.state.them} a while longer.")
@@ -462,11 +472,13 @@ class TablePlayer:
         elif self._typed_lines is not None and (state.typed or key == "k"):
             self._type(key)
         elif key == "q":
-            self._push("quit", quit_box(self.state, self.in_match, adjourns=self._leaving_adjourns()))
+            self._push(BoxKind.QUIT, quit_box(self.state, self.in_match, adjourns=self._leaving_adjourns()))
         elif key == "?":
-            self._push("help", help_box(self.state))
+            self._push(BoxKind.HELP, help_box(self.state))
         elif key == "h" and self._coach is not None:
-            self._push("help", Overlay("Hint", tuple(hint(*self._coach, them=state.them)), "any other key: close"))
+            self._push(
+                BoxKind.HELP, Overlay("Hint", tuple(hint(*self._coach, them=state.them)), "any other key: close")
+            )
         elif state.round_end is not None:
             if key in ("enter", "space", "esc") and self._dismiss is not None:
                 self._dismiss.set()
@@ -480,10 +492,10 @@ class TablePlayer:
     def interrupt(self) -> None:
         """Ctrl-C, as ``q``: the first opens the box that asks whether to leave; a second, with that box
         up, leaves."""
-        if self._overlays and self._overlays[-1][0] == "quit":
+        if self._overlays and self._overlays[-1][0] is BoxKind.QUIT:
             self.press("y")
         else:
-            self._push("quit", quit_box(self.state, self.in_match, adjourns=self._leaving_adjourns()))
+            self._push(BoxKind.QUIT, quit_box(self.state, self.in_match, adjourns=self._leaving_adjourns()))
         self.redraw()
 
     def _leaving_adjourns(self) -> bool:
@@ -493,26 +505,26 @@ class TablePlayer:
 
     def _press_in_overlay(self, key: str) -> None:
         kind = self._overlays[-1][0]
-        if kind == "claim":
+        if kind is BoxKind.CLAIM:
             choice = _CLAIM_KEYS.get(key)
             if choice is not None and self._claim is not None:
                 with contextlib.suppress(trio.WouldBlock):
                     self._claim.send_nowait(choice)
                 self._claim = None
-        elif kind == "quit":
+        elif kind is BoxKind.QUIT:
             if key == "y":
                 self._pop()
                 self._leave()
             elif key in ("n", "esc", "q"):
                 self._pop()
-        elif kind == "question":
+        elif kind is BoxKind.QUESTION:
             if key in ("up", "down"):
                 self._scroll(key)
             elif key in ("y", "n", "esc") and self._question is not None:
                 self._question.send_nowait(key == "y")
                 self._question = None
             elif key == "q":
-                self._push("quit", quit_box(self.state, self.in_match, adjourns=self._leaving_adjourns()))
+                self._push(BoxKind.QUIT, quit_box(self.state, self.in_match, adjourns=self._leaving_adjourns()))
         elif key in ("up", "down"):
             self._scroll(key)
         else:  # help: any other key closes it
@@ -524,7 +536,7 @@ class TablePlayer:
         self._overlays[-1] = (kind, Overlay(overlay.title, overlay.lines, overlay.keys, offset))
         self.state.overlay = self._overlays[-1][1]
 
-    def _push(self, kind: str, overlay: Overlay) -> None:
+    def _push(self, kind: BoxKind, overlay: Overlay) -> None:
         self._overlays.append((kind, overlay))
         self.state.overlay = overlay
 
@@ -551,13 +563,13 @@ class TablePlayer:
             return None
         send, receive = trio.open_memory_channel[bool | None](1)
         self._question = send
-        self._push("question", overlay)
+        self._push(BoxKind.QUESTION, overlay)
         self.redraw()
         try:
             return await receive.receive()
         finally:
             self._question = None
-            self._overlays = [(k, o) for k, o in self._overlays if k != "question"]
+            self._overlays = [(k, o) for k, o in self._overlays if k is not BoxKind.QUESTION]
             self.state.overlay = self._overlays[-1][1] if self._overlays else None
             self.redraw()
 
