@@ -37,6 +37,29 @@ def eim_pair(tmp_path: Path) -> Iterator[NatPair]:
     assert not set(net.made) & set(left)
 
 
+def spawn_host(net: NatPair, home: Path, args: list[str]) -> subprocess.Popen[str]:
+    """``koikoi host`` on port 7447 in home A, its three streams piped (the answer code goes to its stdin)."""
+    return subprocess.Popen(
+        [*net.exec(net.a), *KOIKOI, "host", "--port", "7447", *args],
+        env=koikoi_env(home / "host"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def spawn_guest(net: NatPair, home: Path, code: str, args: list[str]) -> subprocess.Popen[str]:
+    """``koikoi join CODE`` in home B, its output piped."""
+    return subprocess.Popen(
+        [*net.exec(net.b), *KOIKOI, "join", code, *args],
+        env=koikoi_env(home / "guest"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def test_the_stun_client_learns_its_public_endpoint_from_coturn(eim_pair: NatPair) -> None:
     probe = (
         "import trio\nfrom p2p_koikoi.net.stun import tcp_mapping\n"
@@ -57,26 +80,13 @@ def test_a_whole_match_over_a_hole_punched_through_two_nats(eim_pair: NatPair, t
     net = eim_pair
     replays = str(tmp_path / "replays")
     common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", replays]
-    host = subprocess.Popen(
-        [*net.exec(net.a), *KOIKOI, "host", "--port", "7447", *RULES, *common],
-        env=koikoi_env(tmp_path / "host"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    host = spawn_host(net, tmp_path, [*RULES, *common])
     guest: subprocess.Popen[str] | None = None
     try:
         assert host.stdin is not None
         host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
         code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
-        guest = subprocess.Popen(
-            [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common],
-            env=koikoi_env(tmp_path / "guest"),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        guest = spawn_guest(net, tmp_path, code, ["--timeout", "3", *common])
         guest_lines = stderr_lines_until(guest, "  kka1:")
         host.stdin.write(guest_lines[-1].strip() + "\n")
         host.stdin.flush()
@@ -120,26 +130,13 @@ def test_two_symmetric_nats_fall_back_to_the_relay(edm_pair: NatPair, tmp_path: 
     replays = str(tmp_path / "replays")
     common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", replays]
     relay = ["--relay", f"turn:10.88.20.1:{STUN[1]}", "--relay-user", TURN_USER, "--relay-password", TURN_PASSWORD]
-    host = subprocess.Popen(
-        [*net.exec(net.a), *KOIKOI, "host", "--port", "7447", *RULES, *common],
-        env=koikoi_env(tmp_path / "host"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    host = spawn_host(net, tmp_path, [*RULES, *common])
     guest: subprocess.Popen[str] | None = None
     try:
         assert host.stdin is not None
         host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
         code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
-        guest = subprocess.Popen(
-            [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common, *relay],
-            env=koikoi_env(tmp_path / "guest"),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        guest = spawn_guest(net, tmp_path, code, ["--timeout", "3", *common, *relay])
         guest_lines = stderr_lines_until(guest, "  kka1:")
         host.stdin.write(guest_lines[-1].strip() + "\n")
         host.stdin.flush()
@@ -169,27 +166,14 @@ def test_a_punched_match_cut_mid_way_is_punched_again(eim_pair: NatPair, tmp_pat
     net = eim_pair
     replays = str(tmp_path / "replays")
     common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", replays]
-    host = subprocess.Popen(
-        [*net.exec(net.a), *KOIKOI, "host", "--port", "7447", "--rules", "nintendo", *common],
-        env=koikoi_env(tmp_path / "host"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    host = spawn_host(net, tmp_path, ["--rules", "nintendo", *common])
     guest: subprocess.Popen[str] | None = None
     cut = ["ip", "netns", "exec", net.routers[0], "nft"]
     try:
         assert host.stdin is not None
         host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
         code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
-        guest = subprocess.Popen(
-            [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common],
-            env=koikoi_env(tmp_path / "guest"),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        guest = spawn_guest(net, tmp_path, code, ["--timeout", "3", *common])
         guest_lines = stderr_lines_until(guest, "  kka1:")
         host.stdin.write(guest_lines[-1].strip() + "\n")
         host.stdin.flush()
@@ -228,27 +212,14 @@ def test_a_relayed_match_cut_mid_way_is_relayed_again(edm_pair: NatPair, tmp_pat
     replays = str(tmp_path / "replays")
     common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", replays]
     relay = ["--relay", f"turn:10.88.20.1:{STUN[1]}", "--relay-user", TURN_USER, "--relay-password", TURN_PASSWORD]
-    host = subprocess.Popen(
-        [*net.exec(net.a), *KOIKOI, "host", "--port", "7447", "--rules", "nintendo", *common],
-        env=koikoi_env(tmp_path / "host"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    host = spawn_host(net, tmp_path, ["--rules", "nintendo", *common])
     guest: subprocess.Popen[str] | None = None
     cut = ["ip", "netns", "exec", net.routers[0], "nft"]
     try:
         assert host.stdin is not None
         host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
         code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
-        guest = subprocess.Popen(
-            [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common, *relay],
-            env=koikoi_env(tmp_path / "guest"),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        guest = spawn_guest(net, tmp_path, code, ["--timeout", "3", *common, *relay])
         guest_lines = stderr_lines_until(guest, "  kka1:")
         host.stdin.write(guest_lines[-1].strip() + "\n")
         host.stdin.flush()

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from p2p_koikoi.net.answer import Answer
-from p2p_koikoi.testing import KOIKOI, koikoi_env
+from p2p_koikoi.testing import KOIKOI
 from p2p_koikoi.testing.processes import rest_of_output, stderr_lines_until
 from tests.nat_pair import STUN, Mapping, NatPair, namespaces_allowed, nat_pair
 from tests.netns_support import no_namespaces
-from tests.test_punch import RULES
+from tests.test_punch import RULES, spawn_guest, spawn_host
 
 pytestmark = pytest.mark.xdist_group("netns")
 
@@ -41,26 +41,13 @@ def test_a_whole_match_over_a_birthday_spray(eim_edm_pair: NatPair, tmp_path: Pa
     net = eim_edm_pair
     replays = str(tmp_path / "replays")
     common = ["--bot", "random", "--no-upnp", "--stun", TWO_STUN, "--replay-dir", replays]
-    host = subprocess.Popen(
-        [*net.exec(net.a), *KOIKOI, "host", "--port", "7447", *RULES, *common],
-        env=koikoi_env(tmp_path / "host"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    host = spawn_host(net, tmp_path, [*RULES, *common])
     guest: subprocess.Popen[str] | None = None
     try:
         assert host.stdin is not None
         host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
         code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
-        guest = subprocess.Popen(
-            [*net.exec(net.b), *KOIKOI, "join", code, "--timeout", "3", *common],
-            env=koikoi_env(tmp_path / "guest"),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        guest = spawn_guest(net, tmp_path, code, ["--timeout", "3", *common])
         guest_lines = stderr_lines_until(guest, "  kka1:")
         answer = Answer.parse(guest_lines[-1].strip())
         assert answer.spray and answer.relay is None  # flags bit 3: two STUN addresses saw two ports
