@@ -18,6 +18,7 @@ from p2p_koikoi.referee.table import (
     Slot,
     Stage,
 )
+from p2p_koikoi.wire.reasons import FAMILIES, ReasonId
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "protocol" / "SPEC.md").read_text()
@@ -59,6 +60,9 @@ def _reason_ids_in_code() -> set[str]:
         text = path.read_text()
         for pattern in patterns:
             found.update(re.findall(pattern, text))
+        if path.name != "reasons.py":  # the members the code names (their definitions are not a use)
+            members = (ReasonId[name] for name in re.findall(r"\bReasonId\.([A-Z_]+)\b", text))
+            found.update(str(member) for member in members if member not in FAMILIES)  # a family: its detail
     return {f for f in found if not f.endswith(":")}
 
 

@@ -34,6 +34,7 @@ from p2p_koikoi.referee.findings import Violation
 from p2p_koikoi.referee.table import STATE_DOMAIN, Stage
 from p2p_koikoi.wire import VERSION, Entry, RemoteProtocolError, SignedEntry, encode_frame
 from p2p_koikoi.wire.codec import pack, unpack
+from p2p_koikoi.wire.reasons import FAMILIES, ReasonId
 from tests.record_support import (
     Played,
     find,
@@ -616,9 +617,7 @@ def _ids_made_by(path: Path, producers: dict[str, int]) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text())):
         if not isinstance(node, ast.Call):
             continue
-        func = node.func
-        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-        place = producers.get(name)
+        place = producers.get(_call_name(node))
         if place is None or len(node.args) <= place:
             continue
         arg = node.args[place]
@@ -627,7 +626,26 @@ def _ids_made_by(path: Path, producers: dict[str, int]) -> set[str]:
         elif isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
             start = str(arg.values[0].value)
             found.add(_FAMILIES.get(start, start + "*"))
+        elif (member := _member(arg)) is not None:
+            found.add(member)
     return found
+
+
+def _member(arg: ast.expr) -> str | None:
+    """The id a ``ReasonId.NAME`` (or a deal ``Reason.NAME``) argument names; for ``str(ReasonCode(ReasonId.NAME,
+    detail))`` its family, or ``audit:outcome`` for that fixed detail."""
+    if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):
+        enum = {"ReasonId": ReasonId, "Reason": Reason}.get(arg.value.id)
+        return str(enum[arg.attr]) if enum is not None else None
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "str" and arg.args:
+        code = arg.args[0]
+        if isinstance(code, ast.Call) and isinstance(code.func, ast.Name) and code.func.id == "ReasonCode":
+            kind = _member(code.args[0])
+            detail = code.args[1] if len(code.args) > 1 else None
+            if isinstance(detail, ast.Constant) and detail.value == "outcome":
+                return f"{kind}:outcome"
+            return _FAMILIES.get(f"{kind}:", kind)
+    return None
 
 
 def _returned_by(path: Path, function: str) -> set[str]:
@@ -639,6 +657,8 @@ def _returned_by(path: Path, function: str) -> set[str]:
                 value = inner.value if isinstance(inner, ast.Return) else None
                 if isinstance(value, ast.Constant) and isinstance(value.value, str):
                     found.add(value.value)
+                elif value is not None and (member := _member(value)) is not None:
+                    found.add(member)
     return found
 
 
@@ -681,6 +701,40 @@ def test_every_reason_id_the_code_can_name_is_defined_once() -> None:
     assert not sorted(i for i in code if i not in defined and _family(i) not in defined), "defined nowhere"
     assert not sorted(defined - code - {_family(i) for i in code}), "defined, but the code cannot name them"
     assert set(record) & set(deal) == {"wrong-key"}  # a key of the greeting, and a key of the deal
+
+
+def test_the_reason_id_enum_is_record_md_s_table() -> None:
+    """``ReasonId`` holds RECORD.md section 4.7's ids in the table's order, a family (``illegal-move:RULE``)
+    by its head, and its families are the table's: an id added to either alone fails here (issue 27)."""
+    heads = list(dict.fromkeys(i.split(":")[0] for i in _record_ids()))
+    assert [str(member) for member in ReasonId] == heads
+    families = {i.split(":")[0] for i in _record_ids() if ":" in i and i.split(":")[1].isupper()}
+    assert {str(member) for member in FAMILIES} == families
+
+
+def test_no_producer_names_a_reason_by_its_word() -> None:
+    """Outside the transcript reader, a reason id given to an error or a finding is a member of ``ReasonId``
+    (or of the deal's ``Reason``), never a string written out: its word lives in one place."""
+    written = {}
+    for path in (ROOT / "p2p_koikoi").rglob("*.py"):
+        if path.name == "transcript.py":
+            continue
+        lines = [
+            node.lineno
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Call)
+            and (place := _PRODUCERS.get(_call_name(node))) is not None
+            and len(node.args) > place
+            and isinstance(node.args[place], ast.Constant | ast.JoinedStr)
+        ]
+        if lines:
+            written[str(path.relative_to(ROOT))] = lines
+    assert not written, f"reason ids written as words, not as members (file: lines): {written}"
+
+
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def test_the_transcript_ids_are_transcript_md_s() -> None:

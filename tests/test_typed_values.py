@@ -1,12 +1,12 @@
 """No layer above the engine compares a kind or an ending to a string, nor reads another layer's words.
 
-Event kinds, entry kinds, endings, verdicts and a run's end are enums (``EventKind``, ``EntryKind``,
-``Ending``, ``Verdict``, ``SessionEnd``...), and session events are classes: code above the engine compares
-members (``event.kind is EventKind.PLAY``) or dispatches on the class, never on the member's word
-(``event.kind == "play"``), which a typo or a renamed member would silently turn false. Nor does it look
-into an event's ``text`` for what happened (``"matches two" in move.text``): the fields say it. This test
-keeps it so, the way ``test_layers.py`` keeps the imports: it reads the source, as a grep would, but by its
-syntax tree, so a comment or a docstring that quotes such a comparison does not count.
+Event kinds, entry kinds, endings, verdicts, reason ids and a run's end are enums (``EventKind``,
+``EntryKind``, ``Ending``, ``Verdict``, ``ReasonId``, ``SessionEnd``...), and session events are classes:
+code above the engine compares members (``event.kind is EventKind.PLAY``) or dispatches on the class, never
+on the member's word (``event.kind == "play"``), which a typo or a renamed member would silently turn false.
+Nor does it look into an event's ``text`` for what happened (``"matches two" in move.text``): the fields say
+it. This test keeps it so, the way ``test_layers.py`` keeps the imports: it reads the source, as a grep
+would, but by its syntax tree, so a comment or a docstring that quotes such a comparison does not count.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "p2p_koikoi"
 BELOW = ("engine",)
 
 # Attributes (``x.kind``) and names (``how``) that hold a kind or an ending.
-ATTRIBUTES = {"kind", "how", "verdict", "ended_by", "ending", "termination"}
+ATTRIBUTES = {"kind", "how", "verdict", "ended_by", "ending", "termination", "reason"}
 NAMES = {"how", "verdict", "ended_by", "ending"}
 
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)

@@ -46,6 +46,7 @@ from p2p_koikoi.record.writer import RecordWriter, record_name
 from p2p_koikoi.session.match_session import SOFTWARE, MatchSession, SessionEnd, Waiting
 from p2p_koikoi.wire import RemoteProtocolError, SignedEntry, public_bytes
 from p2p_koikoi.wire.frames import Resume
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = [
     "HostOptions",
@@ -369,7 +370,7 @@ async def _await_accept(channel: FramedChannel, session: MatchSession) -> None:
             return
         if isinstance(frame, Resume):
             raise StrayResume("it resumes a match we do not hold unfinished (it was told how to start afresh)")
-        raise RemoteProtocolError("bad-frame", "a second hello")
+        raise RemoteProtocolError(ReasonId.BAD_FRAME, "a second hello")
 
 
 def reachable_hosts(listening: list[Address], bind: str | None) -> list[str]:

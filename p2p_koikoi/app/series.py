@@ -27,6 +27,7 @@ from p2p_koikoi.net.rematch import REMATCH_WAIT, Series, Verdict, agree, greet_a
 from p2p_koikoi.net.timing import SCALE
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.wire import Ping, Pong, RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = ["OFFER_DEADLINE", "Again", "ask_both", "part", "parting_line", "series_of", "take_same_rules"]
 
@@ -91,7 +92,7 @@ async def _entry(channel: FramedChannel) -> SignedEntry:
         elif isinstance(frame, SignedEntry):
             return frame
         elif not isinstance(frame, Pong):
-            raise RemoteProtocolError("bad-frame", "the next match begins with the host's match entry")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "the next match begins with the host's match entry")
 
 
 async def part(channel: FramedChannel) -> None:

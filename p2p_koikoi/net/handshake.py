@@ -29,12 +29,22 @@ from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.session.match_session import SOFTWARE
 from p2p_koikoi.wire import VERSION, Hello, RemoteProtocolError
 from p2p_koikoi.wire.keys import check_public_key
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = ["TOKEN_DOMAIN", "Greeting", "Guard", "NotKoikoi", "greet_as_guest", "greet_as_host", "token_nonce"]
 
 TOKEN_DOMAIN = b"p2p-koikoi/invite-token/v1\x00"
-NOT_KOIKOI = frozenset(
-    {"frame-too-large", "empty-frame", "bad-msgpack", "not-canonical", "bad-type", "too-deep", "bad-frame", "no-hello"}
+NOT_KOIKOI: frozenset[str] = frozenset(
+    {
+        ReasonId.FRAME_TOO_LARGE,
+        ReasonId.EMPTY_FRAME,
+        ReasonId.BAD_MSGPACK,
+        ReasonId.NOT_CANONICAL,
+        ReasonId.BAD_TYPE,
+        ReasonId.TOO_DEEP,
+        ReasonId.BAD_FRAME,
+        ReasonId.NO_HELLO,
+    }
 )
 
 
@@ -93,10 +103,10 @@ async def _receive_hello(channel: FramedChannel, deadline: float) -> Hello:
     if frame is None:
         raise ConnectionLost("the peer closed the connection before greeting")
     if not isinstance(frame, Hello):
-        raise NotKoikoi("no-hello", "it does not speak koikoi (it did not start with a hello)")
+        raise NotKoikoi(ReasonId.NO_HELLO, "it does not speak koikoi (it did not start with a hello)")
     problem = check_public_key(frame.key)
     if problem is not None:
-        raise RemoteProtocolError("bad-key", f"the peer's identity key {problem}")
+        raise RemoteProtocolError(ReasonId.BAD_KEY, f"the peer's identity key {problem}")
     return frame
 
 
@@ -111,7 +121,7 @@ async def greet_as_host(
     marks the connection greeted there, or turns it away by raising."""
     hello = await _receive_hello(channel, deadline)
     if hello.key == key:
-        raise RemoteProtocolError("same-key", "the guest presents our own key")
+        raise RemoteProtocolError(ReasonId.SAME_KEY, "the guest presents our own key")
     if guard is not None:
         guard.check(hello.key, hello.nonce, key)
     if on_hello is not None:
@@ -129,5 +139,5 @@ async def greet_as_guest(
     await channel.send(Hello(VERSION, key, nonce, SOFTWARE))
     hello = await _receive_hello(channel, deadline)
     if hello.key == key:
-        raise RemoteProtocolError("same-key", "the host presents our own key")
+        raise RemoteProtocolError(ReasonId.SAME_KEY, "the host presents our own key")
     return Greeting(hello.key, (hello.nonce, nonce), hello.software)

@@ -35,6 +35,7 @@ from p2p_koikoi.net.handshake import Greeting
 from p2p_koikoi.session.match_session import SOFTWARE
 from p2p_koikoi.wire import VERSION, Hello, Ping, Pong, RemoteProtocolError
 from p2p_koikoi.wire.frames import Answer, Frame, Rematch
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = ["REMATCH_WAIT", "Series", "Verdict", "agree", "greet_again"]
 
@@ -110,14 +111,14 @@ async def agree(
     async def _theirs() -> None:
         frame = await _next(channel)
         if not isinstance(frame, Rematch) or frame.match_id != match_id:
-            raise RemoteProtocolError("bad-frame", "another frame where the answer about another match belongs")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "another frame where the answer about another match belongs")
         answers["theirs"] = frame.answer
         if frame.answer is Answer.NO or "ours" in answers:
             done.set()
             return
         follow = await _next(channel, until=done)  # a second answer, before ours is given: a peer's fault
         if follow is not None:
-            raise RemoteProtocolError("bad-frame", "a second answer about another match")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "a second answer about another match")
 
     with trio.move_on_after(wait):
         async with trio.open_nursery() as nursery:
@@ -201,9 +202,9 @@ async def greet_again(channel: FramedChannel, seat: int, series: Series, deadlin
 async def _hello(channel: FramedChannel, series: Series) -> Hello:
     frame = await _frame(channel)
     if not isinstance(frame, Hello):
-        raise RemoteProtocolError("bad-frame", "the next match begins with a hello")
+        raise RemoteProtocolError(ReasonId.BAD_FRAME, "the next match begins with a hello")
     if frame.key != series.peer_key:
-        raise RemoteProtocolError("wrong-key", "the next match's hello presents another key")
+        raise RemoteProtocolError(ReasonId.WRONG_KEY, "the next match's hello presents another key")
     if frame.nonce in series.nonces:
-        raise RemoteProtocolError("bad-handshake", "the next match's hello repeats a nonce of this connection")
+        raise RemoteProtocolError(ReasonId.BAD_HANDSHAKE, "the next match's hello repeats a nonce of this connection")
     return frame

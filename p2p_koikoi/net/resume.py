@@ -41,6 +41,7 @@ from p2p_koikoi.wire import VERSION, Hello, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.bodies import EntryKind
 from p2p_koikoi.wire.frames import Frame, Resume, ResumeProof
 from p2p_koikoi.wire.keys import check_public_key
+from p2p_koikoi.wire.reasons import ReasonId
 from p2p_koikoi.wire.resume_proof import RESUME_DOMAIN, ResumeClaim, proof_bytes
 
 __all__ = ["RESUME_DOMAIN", "Fork", "NoSuchMatch", "ResumeClaim", "resume_as_guest", "resume_as_host"]
@@ -71,7 +72,7 @@ class Fork(RemoteProtocolError, Conclusive):
         else:
             shown = f"the peer signed a head chained through its entry {where}, {theirs.hex()[:16]}"
         super().__init__(
-            "fork",
+            ReasonId.FORK,
             f"{shown}, but ours is {ours.hex()[:16]}: its copy of the match forked from ours",
             blame=blame,
         )
@@ -102,21 +103,23 @@ async def _next(channel: FramedChannel, deadline: float) -> Frame:
 
 def _check_peer(session: MatchSession, theirs: Resume) -> None:
     if theirs.match_id != session.match_id:
-        raise RemoteProtocolError("wrong-match", "the peer resumes another match")
+        raise RemoteProtocolError(ReasonId.WRONG_MATCH, "the peer resumes another match")
     problem = check_public_key(theirs.key)
     if problem is not None:
-        raise RemoteProtocolError("bad-key", f"the peer's identity key {problem}")
+        raise RemoteProtocolError(ReasonId.BAD_KEY, f"the peer's identity key {problem}")
     if theirs.key != session.keys[session.peer]:
-        raise RemoteProtocolError("wrong-key", "the peer resumes with another key than the match was played with")
+        raise RemoteProtocolError(
+            ReasonId.WRONG_KEY, "the peer resumes with another key than the match was played with"
+        )
 
 
 def _check_proof(session: MatchSession, proof: Frame, my_nonce: bytes, theirs: Resume) -> ResumeClaim:
     """The peer's signed claim of its count and head, once its proof checks out."""
     if not isinstance(proof, ResumeProof):
-        raise RemoteProtocolError("bad-frame", "expected the peer's resume proof")
+        raise RemoteProtocolError(ReasonId.BAD_FRAME, "expected the peer's resume proof")
     claim = ResumeClaim(session.match_id, my_nonce, theirs.count, theirs.head, proof.signature)
     if not claim.signed_by(theirs.key):
-        raise RemoteProtocolError("bad-signature", "the peer's resume proof is not signed by its key")
+        raise RemoteProtocolError(ReasonId.BAD_SIGNATURE, "the peer's resume proof is not signed by its key")
     return claim
 
 
@@ -130,7 +133,7 @@ async def resume_as_guest(
         if isinstance(theirs, SignedEntry) and theirs.entry.kind == EntryKind.MATCH:
             raise NoSuchMatch("no-match", "the host has no unfinished match with us: it offered a new one")
         if not isinstance(theirs, Resume):
-            raise RemoteProtocolError("bad-frame", "the host did not answer with resume")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "the host did not answer with resume")
         _check_peer(session, theirs)
         claim = _check_proof(session, await _next(channel, deadline), nonce, theirs)
     except trio.TooSlowError:
@@ -158,7 +161,7 @@ async def resume_as_host(
     except trio.TooSlowError:
         raise ConnectionLost("no resume from the guest in time") from None
     if not isinstance(theirs, Resume):
-        raise RemoteProtocolError("bad-frame", "a guest resuming starts with resume")
+        raise RemoteProtocolError(ReasonId.BAD_FRAME, "a guest resuming starts with resume")
     _check_peer(session, theirs)
     nonce = secrets.token_bytes(32)
     mine = _ours(session, nonce)
@@ -175,7 +178,7 @@ async def _welcome(channel: FramedChannel, session: MatchSession, hello: Hello) 
     """Answer the greeting of the guest of this match (anyone else is dropped); the nonces of this
     greeting serve nothing, since the match id was fixed when the match began."""
     if hello.key != session.keys[session.peer]:
-        raise RemoteProtocolError("wrong-key", "a guest greets that is not the one of this match")
+        raise RemoteProtocolError(ReasonId.WRONG_KEY, "a guest greets that is not the one of this match")
     await channel.send(Hello(VERSION, session.keys[session.seat], secrets.token_bytes(32), SOFTWARE))
 
 
@@ -185,7 +188,7 @@ async def _entry(channel: FramedChannel, deadline: float, what: str) -> SignedEn
     except trio.TooSlowError:
         raise ConnectionLost(f"the peer did not send {what} in time") from None
     if not isinstance(frame, SignedEntry):
-        raise RemoteProtocolError("bad-frame", f"expected {what}")
+        raise RemoteProtocolError(ReasonId.BAD_FRAME, f"expected {what}")
     return frame
 
 
@@ -249,14 +252,18 @@ def _check_branch(session: MatchSession, theirs: ResumeClaim, at: int, branch: S
     for index, signed in enumerate(branch):
         entry = signed.entry
         if entry.match_id != session.match_id:
-            raise RemoteProtocolError("wrong-match", "an entry of another match")
+            raise RemoteProtocolError(ReasonId.WRONG_MATCH, "an entry of another match")
         if entry.seq != at + index:
-            raise RemoteProtocolError("bad-seq", f"expected the peer's entry {at + index}, got {entry.seq}")
+            raise RemoteProtocolError(ReasonId.BAD_SEQ, f"expected the peer's entry {at + index}, got {entry.seq}")
         if index and entry.prev != branch[index - 1].digest:
-            raise RemoteProtocolError("bad-link", f"the peer's entry {entry.seq} is not linked to the one before")
+            raise RemoteProtocolError(
+                ReasonId.BAD_LINK, f"the peer's entry {entry.seq} is not linked to the one before"
+            )
         signed.verify(session.keys[entry.author])
     if branch[-1].digest != theirs.head:
-        raise RemoteProtocolError("bad-link", "the peer's entries do not end in the head its resume proof signed")
+        raise RemoteProtocolError(
+            ReasonId.BAD_LINK, "the peer's entries do not end in the head its resume proof signed"
+        )
 
 
 def _judge_crossing(session: MatchSession, theirs: ResumeClaim, at: int, branch: Sequence[SignedEntry]) -> bool:
@@ -268,7 +275,9 @@ def _judge_crossing(session: MatchSession, theirs: ResumeClaim, at: int, branch:
     entries = session.chain.entries
     ours, first = entries[at], branch[0]
     if ours.data == first.data:
-        raise RemoteProtocolError("bad-frame", f"the peer showed entry {at} as where the copies part, but we hold it")
+        raise RemoteProtocolError(
+            ReasonId.BAD_FRAME, f"the peer showed entry {at} as where the copies part, but we hold it"
+        )
     same_prev = ours.entry.prev == first.entry.prev
     all_ours = all(e.entry.author == session.seat for e in entries[at:])
     all_theirs = all(e.entry.author == session.peer for e in branch)

@@ -71,6 +71,7 @@ from p2p_koikoi.referee.findings import BadBytes
 from p2p_koikoi.session.match_session import MatchSession, SessionEnd, SessionEvent, Waiting
 from p2p_koikoi.wire import Frame, Ping, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.frames import Rematch
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = [
     "ClaimChoice",
@@ -360,7 +361,7 @@ class _Run:
             return True
         if not isinstance(frame, SignedEntry):
             what = "a rematch frame" if isinstance(frame, Rematch) else "a second hello"  # SPEC.md section 9
-            self.fault(RemoteProtocolError("bad-frame", f"{what} in the middle of the match"))
+            self.fault(RemoteProtocolError(ReasonId.BAD_FRAME, f"{what} in the middle of the match"))
             return False
         if self.session.waiting is Waiting.DONE and not self.session.ending_refutable:
             return False

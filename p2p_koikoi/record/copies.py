@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from p2p_koikoi.referee.events import Ending, MatchEnd
 from p2p_koikoi.wire import SignedEntry
 from p2p_koikoi.wire.bodies import EntryKind, GoodbyeBody
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = ["Comparison", "Copy", "CopyComparison", "Ruling", "compare_copies", "describe_entry"]
 
@@ -139,10 +140,10 @@ class CopyComparison:
         if not self.falls:
             return None
         if self.kind in (Comparison.FORK, Comparison.BOTH_BRANCHES):
-            return "fork"
+            return ReasonId.FORK
         if self.kind is Comparison.DISPUTED:
-            return "disputed-copies"
-        return "refuted"
+            return ReasonId.DISPUTED_COPIES
+        return ReasonId.REFUTED
 
 
 def describe_entry(signed: SignedEntry) -> str:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from p2p_koikoi.wire.reasons import ReasonId
+
 FORMAT_VERSION = 1
 SUFFIX = ".koikoi"
 
@@ -40,7 +42,7 @@ def whole_frames_length(data: bytes) -> int:
     return position
 
 
-WITHDRAWN = "withdrawn"  # the reason of the note that withdraws the entries before it from a place on
+WITHDRAWN = ReasonId.WITHDRAWN  # the reason of the note that withdraws the entries before it from a place on
 
 
 def withdrawal_note(place: int) -> list[object]:

@@ -31,6 +31,7 @@ from typing import Generic, TypeVar
 from p2p_koikoi.record.format import FORMAT_VERSION, withdrawn_place
 from p2p_koikoi.wire import MAX_FRAME, VERSION, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.codec import unpack
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = [
     "MAX_RECORD",
@@ -342,7 +343,7 @@ def _frame(visitor: RecordVisitor[T], body: bytes, entries: int, number: int) ->
     """Tell one frame to the visitor; returns the entries read so far, and an ending if this frame ends it."""
     value = unpack(body, "record frame")
     if not isinstance(value, list) or not value:
-        raise RemoteProtocolError("bad-frame", "a record frame is a non-empty array")
+        raise RemoteProtocolError(ReasonId.BAD_FRAME, "a record frame is a non-empty array")
     if value[0] == "entry" and len(value) == 3 and isinstance(value[1], bytes) and isinstance(value[2], bytes):
         try:
             signed = SignedEntry.parse(value[1], value[2])
@@ -356,10 +357,12 @@ def _frame(visitor: RecordVisitor[T], body: bytes, entries: int, number: int) ->
         if not (
             isinstance(reason, str) and blame in (-1, 0, 1) and isinstance(text, str) and isinstance(evidence, bytes)
         ):
-            raise RemoteProtocolError("bad-frame", "a malformed note")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "a malformed note")
         place = withdrawn_place(reason, evidence)
         if place is not None and place > entries:
-            raise RemoteProtocolError("bad-frame", f"a note withdraws entries from {place} on, but {entries} were read")
+            raise RemoteProtocolError(
+                ReasonId.BAD_FRAME, f"a note withdraws entries from {place} on, but {entries} were read"
+            )
         visitor.visit_note(Note(reason, None if blame == -1 else blame, text, evidence))
         return (entries if place is None else place), None
-    raise RemoteProtocolError("bad-frame", f"unknown record frame {str(value[0])[:20]!r}")
+    raise RemoteProtocolError(ReasonId.BAD_FRAME, f"unknown record frame {str(value[0])[:20]!r}")

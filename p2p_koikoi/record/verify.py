@@ -67,6 +67,7 @@ from p2p_koikoi.referee.events import (
 )
 from p2p_koikoi.referee.findings import Finding, Rejected
 from p2p_koikoi.wire import SIGN_DOMAIN, RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire.reasons import ReasonCode, ReasonId, reason_kind
 from p2p_koikoi.wire.resume_proof import ResumeClaim
 from p2p_koikoi.wire.sent_names import sent_names
 
@@ -112,7 +113,6 @@ EXIT_CODES = {
     Verdict.INCOMPLETE: 1,
     Verdict.UNREADABLE: 2,
 }
-_FORK = "fork"  # the reason of a note keeping a peer's resume proof that shows its copy forked
 _SEATS = ("host", "guest")
 _NAME = re.compile(r"^\d{8}-\d{6}-(?P<fp0>[0-9a-f]{8})-(?P<fp1>[0-9a-f]{8})-(?P<rules>[a-z]+)-(?P<whose>host|guest)\.")
 
@@ -230,7 +230,7 @@ class VerifyReport:
         self.copies.append(CopyCheck(other.path, found))
         # A fork is proof its author cheated: the copy it wrote itself falls too, whatever its ruling says.
         forger = found.kind is Comparison.FORK and found.blame is not None and found.blame == self.writer_seat
-        reason = "fork" if forger else found.reason
+        reason = ReasonId.FORK if forger else found.reason
         if reason is None or (0 not in found.falls and not forger):
             return
         if self.falls_against is None:
@@ -418,9 +418,9 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
             report.warnings.append(f"after the match ended: {walk.ending.problem}")
     elif walk.ending.kind is FileEnd.CORRUPT and finding is None and ended is None:
         # A whole frame that does not parse is damage, not a crash: a crash only cuts the last frame short.
-        finding = Finding(len(record.entries), "corrupt-frame", walk.ending.problem, None)
+        finding = Finding(len(record.entries), ReasonId.CORRUPT_FRAME, walk.ending.problem, None)
         referee.record_fault(finding)
-    forks = [_fork_note(note, referee) for note in walk.notes if note.reason == _FORK]
+    forks = [_fork_note(note, referee) for note in walk.notes if note.reason == ReasonId.FORK]
     proven = next((found for found, _ in forks if found is not None), None)
     if proven is not None and finding is None and (ended is None or ended.refutable):
         finding = _settle_fork(referee, proven)
@@ -436,7 +436,7 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
         report.verdict = Verdict.DISPUTED
         report.finding = Finding(
             accusation.entry,
-            f"unconfirmed:{accusation.reason}",
+            str(ReasonCode(ReasonId.UNCONFIRMED, accusation.reason)),
             f"seat {accusation.seat} ended the match accusing seat {1 - accusation.seat} ({accusation.text}); "
             "every entry checks out, and the record holds nothing a third party can check the claim against",
             None,
@@ -449,7 +449,7 @@ def walk_record(record: Record, visitor: MatchVisitor | None = None, mapper: Map
     fork_checks = iter(forks)
     report.notes = [
         _check_fork_note(note, next(fork_checks), report.finding)
-        if note.reason == _FORK
+        if note.reason == ReasonId.FORK
         else _check_note(note, report.finding, accusation)
         for note in walk.notes
     ]
@@ -476,11 +476,13 @@ def check_transcript(data: Any, name: str, visitor: MatchVisitor | None = None) 
         if end.how is MatchEnding.VIOLATION:
             report.verdict = Verdict.DISPUTED
             text = f"the transcript says seat {end.seat} ended the match accusing the other: {end.text}"
-            report.finding = Finding(None, "unconfirmed:violation", text, None, where="the ending")
+            report.finding = Finding(
+                None, str(ReasonCode(ReasonId.UNCONFIRMED, "violation")), text, None, where="the ending"
+            )
         elif end.how in (MatchEnding.UNFINISHED, MatchEnding.FAILED):
             report.verdict = Verdict.INCOMPLETE
             text = f"the transcript stops before the match ended ({end.text})"
-            report.finding = Finding(None, "incomplete", text, None, where="the ending")
+            report.finding = Finding(None, ReasonId.INCOMPLETE, text, None, where="the ending")
     report.warnings.append("a transcript carries no signatures: it proves nothing about who played it")
     return report
 
@@ -488,7 +490,7 @@ def check_transcript(data: Any, name: str, visitor: MatchVisitor | None = None) 
 def _incomplete_finding(entries: int, ending: Ending, next_writer: int | None) -> Finding:
     why = ending.problem if not ending.complete else "the record stops before the match ended"
     turn = f"; seat {next_writer} was to write it" if next_writer is not None else ""
-    return Finding(entries, "incomplete", f"{why}: entry {entries} is missing{turn}", None)
+    return Finding(entries, ReasonId.INCOMPLETE, f"{why}: entry {entries} is missing{turn}", None)
 
 
 def _unreadable_finding(unreadable: UnreadableEntry, referee: Referee) -> Finding:
@@ -502,7 +504,7 @@ def _unreadable_finding(unreadable: UnreadableEntry, referee: Referee) -> Findin
         signer = seat
     signed = f"; seat {signer} signed it" if signer is not None else ", and no seat signed it"
     return Finding(
-        unreadable.index, "unreadable-entry", f"the entry does not parse ({unreadable.error}){signed}", signer
+        unreadable.index, ReasonId.UNREADABLE_ENTRY, f"the entry does not parse ({unreadable.error}){signed}", signer
     )
 
 
@@ -511,7 +513,7 @@ def _evidence_finding(
 ) -> Finding | None:
     """Check the offending entry the accuser's note kept (it never joined the chain) in the place it came."""
     for note in notes:
-        if len(note.evidence) <= 64 or note.reason == _FORK:  # a fork note keeps a resume proof, not an entry
+        if len(note.evidence) <= 64 or note.reason == ReasonId.FORK:  # a fork note keeps a resume proof, not an entry
             continue
         place = f"the entry kept in the writer's note (it came as entry {accusation.entry})"
         try:
@@ -536,11 +538,11 @@ def _check_note(note: Note, finding: Finding | None, accusation: Accusation | No
     place = withdrawn_place(note.reason, note.evidence)
     if place is not None:  # the record's own structure (RECORD.md section 2), not a finding: compared with nothing
         return NoteCheck(note, None, f"entries from {place} on were withdrawn: a crossing goodbye took their place")
-    if finding is None or finding.reason == "incomplete":
+    if finding is None or finding.reason == ReasonId.INCOMPLETE:
         if accusation is not None:
             return NoteCheck(note, None, "the accusation cannot be checked from the record")
         return NoteCheck(note, None, "nothing in the entries to compare it with")
-    if note.reason == finding.reason or finding.reason == f"unconfirmed:{note.reason}":
+    if note.reason == finding.reason or finding.reason == str(ReasonCode(ReasonId.UNCONFIRMED, note.reason)):
         if note.blame == finding.blame:
             return NoteCheck(note, True, "the verifier finds the same")
         who = "nobody can be proved" if finding.blame is None else f"the record proves seat {finding.blame}"
@@ -585,7 +587,7 @@ def _fork_note(note: Note, referee: Referee) -> tuple[Finding | None, NoteCheck]
             f"chained after one of seat {1 - seat}'s from entry {place} on"
         )
         return None, NoteCheck(note, None, why)
-    found = Finding(place, _FORK, f"{text}: its copy of the match forked from this one", seat)
+    found = Finding(place, ReasonId.FORK, f"{text}: its copy of the match forked from this one", seat)
     return found, NoteCheck(note, True, "the verifier finds the same")
 
 
@@ -632,7 +634,7 @@ def _check_fork_note(note: Note, checked: tuple[Finding | None, NoteCheck], find
     found, check = checked
     if found is None or (finding is not None and (finding.reason, finding.blame) == (found.reason, found.blame)):
         return check
-    if finding is None or finding.reason.startswith("unconfirmed:"):
+    if finding is None or reason_kind(finding.reason) is ReasonId.UNCONFIRMED:
         return NoteCheck(note, None, "the resume proof checks out, but the entries had ended the match for good")
     return NoteCheck(note, False, f"the resume proof checks out, but the verifier finds {finding.reason} first")
 

@@ -32,7 +32,7 @@ aborts). So it stays open: the accused refutes it with any entry chained after
 it (its owed entry, or ``here``), and the match goes on. An adjournment is lifted
 by the next entry, whoever writes it. Everything else is final.
 
->>> [rule.name for rule in ENDING_RULES][:3]
+>>> [str(rule.name) for rule in ENDING_RULES][:3]
 ['caught', 'counted', 'declined']
 >>> rule_goodbye(Goodbye(author=1, claim=Claim.PEER_GONE, reason="", owed=0)).ending
 <Ending.SILENCE: 'silence'>
@@ -46,6 +46,7 @@ import enum
 from dataclasses import dataclass
 
 from p2p_koikoi.referee.events import Claim, Ending
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = [
     "ENDING_RULES",
@@ -54,36 +55,37 @@ __all__ = [
     "EndingRule",
     "Goodbye",
     "Loser",
+    "RuleName",
     "rule_goodbye",
 ]
 
 # Faults in bytes that never join the chain: nobody but the receiver ever saw them, so no evidence can
 # exist. A live seat treats them as a broken connection (SPEC.md section 7), never as an ending; an
 # accusation naming one proves nothing and is its writer's forfeit.
-INTEGRITY_REASONS = frozenset(
+INTEGRITY_REASONS: frozenset[str] = frozenset(
     {
-        "bad-signature",
-        "bad-link",
-        "bad-seq",
-        "wrong-match",
-        "replayed-entry",
-        "fork",
-        "bad-frame",
-        "bad-body",
-        "bad-kind",
-        "bad-entry",
-        "bad-version",
-        "frame-too-large",
-        "empty-frame",
-        "truncated-frame",
-        "bad-msgpack",
-        "not-canonical",
-        "bad-type",
-        "too-deep",
-        "too-large",
-        "data-after-eof",
-        "out-of-turn",
-        "desync",
+        ReasonId.BAD_SIGNATURE,
+        ReasonId.BAD_LINK,
+        ReasonId.BAD_SEQ,
+        ReasonId.WRONG_MATCH,
+        ReasonId.REPLAYED_ENTRY,
+        ReasonId.FORK,
+        ReasonId.BAD_FRAME,
+        ReasonId.BAD_BODY,
+        ReasonId.BAD_KIND,
+        ReasonId.BAD_ENTRY,
+        ReasonId.BAD_VERSION,
+        ReasonId.FRAME_TOO_LARGE,
+        ReasonId.EMPTY_FRAME,
+        ReasonId.TRUNCATED_FRAME,
+        ReasonId.BAD_MSGPACK,
+        ReasonId.NOT_CANONICAL,
+        ReasonId.BAD_TYPE,
+        ReasonId.TOO_DEEP,
+        ReasonId.TOO_LARGE,
+        ReasonId.DATA_AFTER_EOF,
+        ReasonId.OUT_OF_TURN,
+        ReasonId.DESYNC,
     }
 )
 
@@ -99,37 +101,54 @@ class Loser(enum.StrEnum):
     EVIDENCE = "evidence"  # the accuser's evidence decides: the accused, or the accuser if it shows nothing
 
 
+class RuleName(enum.StrEnum):
+    """The endings table's rows by name, in its order (SPEC.md section 6 prints them as words)."""
+
+    CAUGHT = "caught"
+    COUNTED = "counted"
+    DECLINED = "declined"
+    INTEGRITY_ACCUSATION = "integrity-accusation"
+    ACCUSATION = "accusation"
+    KEPT_ADJOURNMENT = "kept-adjournment"
+    CLAIM = "claim"
+    CONCESSION = "concession"
+    ADJOURN = "adjourn"
+    QUIT = "quit"
+
+
 @dataclass(frozen=True, slots=True)
 class EndingRule:
     """One row of the endings table: its name, when it applies (in words), the ending and who loses."""
 
-    name: str
+    name: RuleName
     when: str
     ending: Ending
     loser: Loser
 
 
 ENDING_RULES: tuple[EndingRule, ...] = (
-    EndingRule("caught", "the reader's own referee caught the other seat", Ending.VIOLATION, Loser.OTHER),
-    EndingRule("counted", "the count had already decided the match", Ending.FINISHED, Loser.COUNT),
-    EndingRule("declined", "before the guest accepted the rules", Ending.DECLINED, Loser.NOBODY),
+    EndingRule(RuleName.CAUGHT, "the reader's own referee caught the other seat", Ending.VIOLATION, Loser.OTHER),
+    EndingRule(RuleName.COUNTED, "the count had already decided the match", Ending.FINISHED, Loser.COUNT),
+    EndingRule(RuleName.DECLINED, "before the guest accepted the rules", Ending.DECLINED, Loser.NOBODY),
     EndingRule(
-        "integrity-accusation",
+        RuleName.INTEGRITY_ACCUSATION,
         "`violation:R`, R a fault in bytes that never joined the chain",
         Ending.FORFEIT,
         Loser.WRITER,
     ),
-    EndingRule("accusation", "`violation:R`, any other R", Ending.VIOLATION, Loser.EVIDENCE),
+    EndingRule(RuleName.ACCUSATION, "`violation:R`, any other R", Ending.VIOLATION, Loser.EVIDENCE),
     EndingRule(
-        "kept-adjournment",
+        RuleName.KEPT_ADJOURNMENT,
         "`peer-gone` or `stalled` against a seat that adjourned and has not written since, with no time limit",
         Ending.ADJOURNED,
         Loser.NOBODY,
     ),
-    EndingRule("claim", "`peer-gone` or `stalled` by the seat that waited", Ending.SILENCE, Loser.OWED),
-    EndingRule("concession", "`peer-gone` or `stalled` by the seat that owed", Ending.FORFEIT, Loser.WRITER),
-    EndingRule("adjourn", "`adjourn` by the seat that waited", Ending.ADJOURNED, Loser.NOBODY),
-    EndingRule("quit", "`quit`, `adjourn` by the seat that owed, or any other word", Ending.FORFEIT, Loser.WRITER),
+    EndingRule(RuleName.CLAIM, "`peer-gone` or `stalled` by the seat that waited", Ending.SILENCE, Loser.OWED),
+    EndingRule(RuleName.CONCESSION, "`peer-gone` or `stalled` by the seat that owed", Ending.FORFEIT, Loser.WRITER),
+    EndingRule(RuleName.ADJOURN, "`adjourn` by the seat that waited", Ending.ADJOURNED, Loser.NOBODY),
+    EndingRule(
+        RuleName.QUIT, "`quit`, `adjourn` by the seat that owed, or any other word", Ending.FORFEIT, Loser.WRITER
+    ),
 )
 _BY_NAME = {rule.name: rule for rule in ENDING_RULES}
 
@@ -159,21 +178,21 @@ def rule_goodbye(goodbye: Goodbye) -> EndingRule:
     claim = goodbye.claim
     waited = goodbye.owed is not None and goodbye.owed != goodbye.author
     if goodbye.caught_other:
-        name = "caught"
+        name = RuleName.CAUGHT
     elif goodbye.counted:
-        name = "counted"
+        name = RuleName.COUNTED
     elif goodbye.before_accept:
-        name = "declined"
+        name = RuleName.DECLINED
     elif claim is Claim.VIOLATION:
-        name = "integrity-accusation" if goodbye.reason in INTEGRITY_REASONS else "accusation"
+        name = RuleName.INTEGRITY_ACCUSATION if goodbye.reason in INTEGRITY_REASONS else RuleName.ACCUSATION
     elif claim in (Claim.PEER_GONE, Claim.STALLED) and waited and goodbye.accused_adjourned:
-        name = "kept-adjournment"
+        name = RuleName.KEPT_ADJOURNMENT
     elif claim in (Claim.PEER_GONE, Claim.STALLED):
-        name = "claim" if waited else "concession"
+        name = RuleName.CLAIM if waited else RuleName.CONCESSION
     elif claim is Claim.ADJOURN and waited:
-        name = "adjourn"
+        name = RuleName.ADJOURN
     else:
-        name = "quit"
+        name = RuleName.QUIT
     return _BY_NAME[name]
 
 

@@ -29,6 +29,7 @@ from p2p_koikoi.fairness.shuffle import unlock
 from p2p_koikoi.fairness.watch import DealWatch
 from p2p_koikoi.referee.findings import Finding
 from p2p_koikoi.wire.bodies import DealBody, MoveBody
+from p2p_koikoi.wire.reasons import ReasonCode, ReasonId
 
 if TYPE_CHECKING:
     from p2p_koikoi.referee.endings import Accusation
@@ -159,7 +160,7 @@ def _replay_moves(referee: Referee, accuser: int, watch: DealWatch) -> Finding |
                 return None
             return Finding(
                 referee.history_entry(n),
-                f"illegal-move:{exc.rule}",
+                str(ReasonCode(ReasonId.ILLEGAL_MOVE, exc.rule)),
                 f"illegal move: {exc}",
                 seat,
                 found_at=referee.accusation_entry(),

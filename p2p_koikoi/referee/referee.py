@@ -66,12 +66,13 @@ from p2p_koikoi.fairness import (
     Keys,
     Message,
     Purpose,
+    Reason,
     Reveal,
     Show,
     parse_message,
 )
 from p2p_koikoi.referee import endings
-from p2p_koikoi.referee.endings import Loser
+from p2p_koikoi.referee.endings import Loser, RuleName
 from p2p_koikoi.referee.events import (
     Claim,
     Ending,
@@ -116,6 +117,7 @@ from p2p_koikoi.wire.bodies import (
     ResultBody,
 )
 from p2p_koikoi.wire.keys import check_public_key
+from p2p_koikoi.wire.reasons import ReasonCode, ReasonId
 
 __all__ = ["Referee"]
 
@@ -330,12 +332,12 @@ class Referee:
         if isinstance(exc, CheatingDetected):
             return self._deal_finding(exc)
         if isinstance(exc, IllegalActionError):
-            return Finding(index, f"illegal-move:{exc.rule}", f"illegal move: {exc}", author)
+            return Finding(index, str(ReasonCode(ReasonId.ILLEGAL_MOVE, exc.rule)), f"illegal move: {exc}", author)
         if isinstance(exc, RemoteProtocolError):
             blame = exc.blame if exc.blame in (0, 1) else author
             return Finding(index, exc.reason, str(exc), blame)
         if isinstance(exc, EngineError | FairnessError):
-            return Finding(index, "bad-message", str(exc), author)
+            return Finding(index, ReasonId.BAD_MESSAGE, str(exc), author)
         return None  # ValueError, LookupError, AssertionError...: a bug of ours, never the peer's fault
 
     def _deal_finding(self, exc: CheatingDetected) -> Finding:
@@ -357,26 +359,26 @@ class Referee:
         """Entry 0 brings the keys everything else is checked against; it must sign itself."""
         entry = signed.entry
         if entry.kind != EntryKind.MATCH or entry.seq != 0 or entry.author != 0:
-            _fail(0, "not-a-match", "entry 0 is not the host's match entry", self._integrity_blame(0))
+            _fail(0, ReasonId.NOT_A_MATCH, "entry 0 is not the host's match entry", self._integrity_blame(0))
         match_body = MatchBody.from_list(entry.body)
         keys, nonces = match_body.keys, match_body.nonces
         if self.expected is not None and (tuple(keys), tuple(nonces)) != self.expected:
-            _fail(0, "bad-handshake", "the match entry names other keys or nonces", 0)
+            _fail(0, ReasonId.BAD_HANDSHAKE, "the match entry names other keys or nonces", 0)
         problem = check_public_key(keys[0])
         if problem is not None:  # nothing signed with it proves anything, so nobody is proved at fault
-            _fail(0, "bad-key", f"seat 0's key {problem}", None)
+            _fail(0, ReasonId.BAD_KEY, f"seat 0's key {problem}", None)
         self.keys = (keys[0], keys[1])
         self._verify(0, signed)
         problem = check_public_key(keys[1])
         if problem is not None:
-            _fail(0, "bad-key", f"seat 1's key {problem}", 1)
+            _fail(0, ReasonId.BAD_KEY, f"seat 1's key {problem}", 1)
         self.match_id = match_id_of(self.keys, (nonces[0], nonces[1]))
         if entry.match_id != self.match_id:
-            _fail(0, "bad-handshake", "the match id is not the one the keys and nonces derive", 0)
+            _fail(0, ReasonId.BAD_HANDSHAKE, "the match id is not the one the keys and nonces derive", 0)
         if entry.prev != self.match_id:
-            _fail(0, "bad-link", "entry 0 does not start from the match id", 0)
+            _fail(0, ReasonId.BAD_LINK, "entry 0 does not start from the match id", 0)
         if self.keys[0] == self.keys[1]:
-            _fail(0, "bad-handshake", "both seats have the same key", 0)
+            _fail(0, ReasonId.BAD_HANDSHAKE, "both seats have the same key", 0)
 
     def _verify(self, index: int, signed: SignedEntry) -> None:
         if self._signed_by_us:
@@ -385,52 +387,59 @@ class Referee:
             signed.verify(self.keys[signed.entry.author])
         except RemoteProtocolError:
             text = f"entry {index} is not signed by seat {signed.entry.author}'s key (altered after signing, or forged)"
-            _fail(index, "bad-signature", text, self._integrity_blame(signed.entry.author))
+            _fail(index, ReasonId.BAD_SIGNATURE, text, self._integrity_blame(signed.entry.author))
 
     def _check_integrity(self, index: int, signed: SignedEntry) -> None:
         entry = signed.entry
         blame = self._integrity_blame(entry.author)
         self._verify(index, signed)
         if entry.match_id != self.match_id:
-            _fail(index, "wrong-match", f"entry {index} belongs to another match (spliced in)", blame)
+            _fail(index, ReasonId.WRONG_MATCH, f"entry {index} belongs to another match (spliced in)", blame)
         if entry.seq != index:
             if entry.seq < index:
                 earlier = self.entries[entry.seq]
                 if earlier.data == signed.data:
-                    _fail(index, "replayed-entry", f"entry {index} repeats entry {entry.seq}", blame)
+                    _fail(index, ReasonId.REPLAYED_ENTRY, f"entry {index} repeats entry {entry.seq}", blame)
                 if earlier.entry.author == entry.author:
                     text = f"seat {entry.author} signed two different entries numbered {entry.seq}"
-                    _fail(index, "fork", text, entry.author)
+                    _fail(index, ReasonId.FORK, text, entry.author)
             text = f"entry {index} is numbered {entry.seq}: entries were dropped, added or reordered"
-            _fail(index, "bad-seq", text, blame)
+            _fail(index, ReasonId.BAD_SEQ, text, blame)
         if entry.prev != self.head:
-            _fail(index, "bad-link", f"entry {index} does not follow entry {index - 1}", blame)
+            _fail(index, ReasonId.BAD_LINK, f"entry {index} does not follow entry {index - 1}", blame)
 
     # ------------------------------------------------------------------ judging
 
     def _judge(self, signed: SignedEntry) -> None:
         entry, index = signed.entry, self._entry
         if self.over:
-            _fail(index, "after-end", f"seat {entry.author} wrote after the match ended", entry.author)
+            _fail(index, ReasonId.AFTER_END, f"seat {entry.author} wrote after the match ended", entry.author)
         claim_open = self.end is not None and self.end.claimed
         if self.end is not None:  # a claim of silence or an adjournment: the next entry may void it
             self._reopen_by(entry.author)
         content = entry.content
         if isinstance(content, HereBody):
             if not claim_open:
-                _fail(index, "out-of-turn", "an objection where no claim of its writer's silence stands", entry.author)
+                _fail(
+                    index,
+                    ReasonId.OUT_OF_TURN,
+                    "an objection where no claim of its writer's silence stands",
+                    entry.author,
+                )
             self._check_state(index, entry)
             self._take(signed)
             self._on_objection(entry.author)
             return
-        if isinstance(content, GoodbyeBody) and not (self.stage is Stage.GOODBYE and content.reason == "match-over"):
+        if isinstance(content, GoodbyeBody) and not (
+            self.stage is Stage.GOODBYE and Claim.parse(content.reason)[0] is Claim.MATCH_OVER
+        ):
             self._take(signed)
             self._on_goodbye(index, entry.author, content)
             return
         turn = self.floor()
         if entry.author != turn:
             text = f"entry {index} is seat {entry.author}'s, but seat {turn} has the floor"
-            _fail(index, "out-of-turn", text, entry.author)
+            _fail(index, ReasonId.OUT_OF_TURN, text, entry.author)
         self._check_state(index, entry)
         self._take(signed)
         self._owed_since = index + 1
@@ -439,7 +448,7 @@ class Referee:
     def _check_state(self, index: int, entry: Entry) -> None:
         if not self._signed_by_us and entry.state != self.state_hash():  # ours: prepare() just wrote it
             text = f"entry {index}: its author's view of the game differs from the rules'"
-            _fail(index, "desync", text, entry.author)
+            _fail(index, ReasonId.DESYNC, text, entry.author)
 
     def _take(self, signed: SignedEntry) -> None:
         if self._adjourned_by == signed.entry.author:
@@ -454,7 +463,7 @@ class Referee:
         assert end is not None
         if end.claimed and author != end.owed:
             text = f"seat {author} wrote after its own claim that seat {end.owed} had gone silent"
-            _fail(self._entry, "after-end", text, author)
+            _fail(self._entry, ReasonId.AFTER_END, text, author)
         self.end = None
         self.accusation = None
 
@@ -475,10 +484,10 @@ class Referee:
         (no limit on thinking) as often as it is claimed against."""
         if not self.floor_decides():
             text = f"seat {author} objected instead of the automatic step it owes"
-            _fail(self._entry, "out-of-turn", text, author)
+            _fail(self._entry, ReasonId.OUT_OF_TURN, text, author)
         if not self.may_object():
             text = f"seat {author} objected twice to claims of its silence without writing the entry it owes"
-            _fail(self._entry, "repeated-objection", text, author)
+            _fail(self._entry, ReasonId.REPEATED_OBJECTION, text, author)
         self._objected_at = self._owed_since
 
     def _on_entry(self, body: Body) -> None:
@@ -501,16 +510,18 @@ class Referee:
             case GoodbyeBody() if stage is Stage.GOODBYE:
                 self._next_slot()
             case _:
-                _fail(self._entry, "out-of-turn", f"a {body.KIND} entry in the {stage.value} stage", self._author)
+                _fail(
+                    self._entry, ReasonId.OUT_OF_TURN, f"a {body.KIND} entry in the {stage.value} stage", self._author
+                )
 
     def _on_match(self, body: MatchBody) -> None:
         fingerprint, turn_limit, software = body.fingerprint, body.turn_limit, body.software
         try:
             rules = parse_rules(body.rules)
         except EngineError as exc:
-            _fail(0, "bad-rules", f"the host's rules do not parse: {exc}", 0)
+            _fail(0, ReasonId.BAD_RULES, f"the host's rules do not parse: {exc}", 0)
         if bytes.fromhex(rules.fingerprint) != fingerprint:
-            _fail(0, "bad-rules", "the host's rules do not match their fingerprint", 0)
+            _fail(0, ReasonId.BAD_RULES, "the host's rules do not match their fingerprint", 0)
         self.rules = rules
         self.turn_limit = turn_limit
         self.stage = Stage.ACCEPT
@@ -523,7 +534,7 @@ class Referee:
             self.finish(MatchEnd(Ending.DECLINED, 1, body.reason))
             return
         if body.fingerprint != bytes.fromhex(rules.fingerprint):
-            _fail(self._entry, "bad-rules", "the guest accepted other rules", 1)
+            _fail(self._entry, ReasonId.BAD_RULES, "the guest accepted other rules", 1)
         self._enter(Stage.FIRST_DEALER)
 
     # ------------------------------------------------------------------ the deal
@@ -543,13 +554,13 @@ class Referee:
 
     def _on_deal_message(self, body: DealBody) -> None:
         if body.round != self.round_number or body.redeal != self.deal_redeal():
-            _fail(self._entry, "wrong-round", "a deal message for another round", self._author)
+            _fail(self._entry, ReasonId.WRONG_ROUND, "a deal message for another round", self._author)
         message = self._parse(body.message)
         kind, number_due = self.slots()[self.step]
         if not isinstance(message, kind) or (isinstance(message, Deck) and message.number != number_due):
             due = f"deck pass {number_due}" if kind is Deck else kind.__name__
             text = f"a {type(message).__name__} message where its {due} was due"
-            _fail(self._entry, "unexpected-message", text, self._author)
+            _fail(self._entry, Reason.UNEXPECTED_MESSAGE, text, self._author)
         if self.coin is not None:
             self.coin.take(self._author, message)
         else:
@@ -584,10 +595,21 @@ class Referee:
                 # Named at the entry that made the move (a false pass, a false no-hiki), found at the Reveal.
                 at = self.history_entry(n)
                 found = self._entry if at != self._entry else None
-                finding = Finding(at, f"audit:{exc.rule}", text, blame if blame in (0, 1) else None, found_at=found)
+                finding = Finding(
+                    at,
+                    str(ReasonCode(ReasonId.AUDIT, exc.rule)),
+                    text,
+                    blame if blame in (0, 1) else None,
+                    found_at=found,
+                )
                 raise Violation(finding) from None
         if full.outcome != rnd.outcome:
-            _fail(self._entry, "audit:outcome", "with every card known the round ends otherwise", None)
+            _fail(
+                self._entry,
+                str(ReasonCode(ReasonId.AUDIT, "outcome")),
+                "with every card known the round ends otherwise",
+                None,
+            )
 
     def _next_slot(self) -> None:
         """One slot of an alternating stage is filled: move on when the stage is complete."""
@@ -637,7 +659,7 @@ class Referee:
             for position in DRAW_POSITIONS:
                 deal.card_at(position)
         except KeyError:
-            _fail(self._entry, "bad-draw", "the dealer draw did not open both cards", self._author)
+            _fail(self._entry, ReasonId.BAD_DRAW, "the dealer draw did not open both cards", self._author)
 
     def _dealer_draw_done(self) -> None:
         rules, deal = self.rules, self.deal
@@ -696,7 +718,7 @@ class Referee:
         match, deal, rnd, rules = self.match, self.deal, self.round, self.rules
         assert match is not None and rnd is not None and rules is not None
         if deal is None or deal.deck is None:
-            _fail(self._entry, "audit-missing", "the deal was not audited", self._author)
+            _fail(self._entry, ReasonId.AUDIT_MISSING, "the deal was not audited", self._author)
         dealt = Deal.from_deck(list(deal.deck), rules.deal_pattern, rnd.dealer)
         self.result = result = match.finish_round()
         played = PlayedRound(
@@ -713,7 +735,7 @@ class Referee:
             fields = zip(RESULT_FIELDS, written, expected, strict=True)
             name, claimed, due = next((n, a, b) for n, a, b in fields if a != b)
             text = f"seat {self._author}'s count of the round differs in the {name}: {claimed!r}, not {due!r}"
-            _fail(self._entry, "result-mismatch", text, self._author)
+            _fail(self._entry, ReasonId.RESULT_MISMATCH, text, self._author)
         self._next_slot()
 
     def _round_counted(self) -> None:
@@ -732,10 +754,10 @@ class Referee:
 
     def _on_exchange(self, body: MoveBody) -> None:
         if body.round != self.round_number:
-            _fail(self._entry, "wrong-round", "a move for another round", self._author)
+            _fail(self._entry, ReasonId.WRONG_ROUND, "a move for another round", self._author)
         action = self._parse_action(body, allow_show=False, allow_keys=False)
         if not isinstance(action, Exchange):
-            _fail(self._entry, "out-of-turn", "the non-dealer must exchange or keep", self._author)
+            _fail(self._entry, ReasonId.OUT_OF_TURN, "the non-dealer must exchange or keep", self._author)
         rnd, deal = self.round, self.deal
         assert rnd is not None and deal is not None
         self._apply(action, self._author)
@@ -747,9 +769,9 @@ class Referee:
         text = body.action
         action = Action.parse(text)
         if str(action) != text:
-            _fail(self._entry, "not-canonical", f"the move {text!r} is not in canonical form", self._author)
+            _fail(self._entry, ReasonId.NOT_CANONICAL, f"the move {text!r} is not in canonical form", self._author)
         if (body.show is not None and not allow_show) or (body.keys is not None and not allow_keys):
-            _fail(self._entry, "unexpected-field", "the move carries fields it may not", self._author)
+            _fail(self._entry, ReasonId.UNEXPECTED_FIELD, "the move carries fields it may not", self._author)
         return action
 
     def _show(self, data: bytes | None) -> int:
@@ -758,7 +780,7 @@ class Referee:
             return 0
         message = self._parse(data)
         if not isinstance(message, Show):
-            _fail(self._entry, "bad-show", "the show field holds another message", self._author)
+            _fail(self._entry, ReasonId.BAD_SHOW, "the show field holds another message", self._author)
         deal = self.deal
         assert deal is not None
         return sum(1 << card for card in deal.take(self._entry, self._author, message))
@@ -766,13 +788,13 @@ class Referee:
     def _keys(self, data: bytes) -> Keys:
         message = self._parse(data)
         if not isinstance(message, Keys):
-            _fail(self._entry, "bad-message", "the keys field holds another message", self._author)
+            _fail(self._entry, ReasonId.BAD_MESSAGE, "the keys field holds another message", self._author)
         return message
 
     def _on_play(self, body: MoveBody) -> None:
         show, keys = body.show, body.keys
         if body.round != self.round_number:
-            _fail(self._entry, "wrong-round", "a move for another round", self._author)
+            _fail(self._entry, ReasonId.WRONG_ROUND, "a move for another round", self._author)
         if self.gaji_pending is not None:
             self._on_hiki_answer(body)
             return
@@ -783,22 +805,22 @@ class Referee:
             return
         author = self._author
         if keys is not None:
-            _fail(self._entry, "unexpected-key", "only a play carries a stock key", author)
+            _fail(self._entry, ReasonId.UNEXPECTED_KEY, "only a play carries a stock key", author)
         if isinstance(action, ClaimHandYaku):
             if shown != action.cards:
-                _fail(self._entry, "show-mismatch", "the claim does not show its cards", author)
+                _fail(self._entry, ReasonId.SHOW_MISMATCH, "the claim does not show its cards", author)
         elif shown:
-            _fail(self._entry, "unexpected-show", "only plays and claims show cards", author)
+            _fail(self._entry, ReasonId.UNEXPECTED_SHOW, "only plays and claims show cards", author)
         self._apply(action, author)
 
     def _on_stock_key(self, body: DealBody) -> None:
         rnd, deal, author = self.round, self.deal, self._author
         assert rnd is not None and deal is not None
         if body.round != self.round_number or body.redeal != self.redeal or rnd.phase is not Phase.DRAW:
-            _fail(self._entry, "out-of-turn", "a deal message out of turn", author)
+            _fail(self._entry, ReasonId.OUT_OF_TURN, "a deal message out of turn", author)
         message = self._parse(body.message)
         if not isinstance(message, Keys):
-            _fail(self._entry, "out-of-turn", "only a stock key is expected now", author)
+            _fail(self._entry, ReasonId.OUT_OF_TURN, "only a stock key is expected now", author)
         self.key_out[author] = True
         deal.take(self._entry, author, message)
         self._turn_over_draw()
@@ -807,15 +829,15 @@ class Referee:
         rnd, deal, author = self.round, self.deal, self._author
         assert rnd is not None and deal is not None
         if shown != action.card.bit:
-            _fail(self._entry, "show-mismatch", "the play does not show the card played", author)
+            _fail(self._entry, ReasonId.SHOW_MISMATCH, "the play does not show the card played", author)
         if self.needs_hiki_answer(action):
             if keys is not None:
-                _fail(self._entry, "early-key", "a Gaji play onto three must wait for Hiki", author)
+                _fail(self._entry, ReasonId.EARLY_KEY, "a Gaji play onto three must wait for Hiki", author)
             self._check_gaji(action, author)
             self.gaji_pending = action
             return
         if keys is None:
-            _fail(self._entry, "missing-key", "a play carries the key for the draw", author)
+            _fail(self._entry, ReasonId.MISSING_KEY, "a play carries the key for the draw", author)
         rnd.copy().apply(action, author)
         self.key_out[author] = True
         deal.take(self._entry, author, self._keys(keys))
@@ -854,10 +876,15 @@ class Referee:
                 raise NotAHikiReply("no-hiki shows nothing")
         except NotAHikiReply as exc:
             if not exc.canonical:
-                _fail(self._entry, "not-canonical", str(exc), author)
-            _fail(self._entry, "bad-hiki", f"a Gaji play must be answered with hiki CARD or no-hiki ({exc})", author)
+                _fail(self._entry, ReasonId.NOT_CANONICAL, str(exc), author)
+            _fail(
+                self._entry,
+                ReasonId.BAD_HIKI,
+                f"a Gaji play must be answered with hiki CARD or no-hiki ({exc})",
+                author,
+            )
         if card.month != pending.target.month or self._show(body.show) != card.bit:
-            _fail(self._entry, "bad-hiki", "the Hiki card is not the fourth of that month", author)
+            _fail(self._entry, ReasonId.BAD_HIKI, "the Hiki card is not the fourth of that month", author)
         self._hiki.append(HikiAnswer(len(rnd.history), rnd.turn, pending, card))
         if not rnd.hands[author] & card.bit:
             rnd.reveal(author, card.bit)
@@ -920,20 +947,22 @@ class Referee:
             accused_adjourned=not self.turn_limit and owed is not None and self._adjourned_by == owed,
         )
         rule = endings.rule_goodbye(goodbye)
-        if rule.name == "counted":
+        if rule.name is RuleName.COUNTED:
             outcome = self.match.outcome if self.match is not None else None
             self.finish(MatchEnd(Ending.FINISHED, author, text, outcome, owed))
             return
-        if rule.name in ("accusation", "integrity-accusation"):
+        if rule.name in (RuleName.ACCUSATION, RuleName.INTEGRITY_ACCUSATION):
             self.accusation = endings.Accusation(index, author, reason, text, body.evidence)
         loser = self._loser(rule, author, owed)
-        if rule.name == "accusation" and self.finding is None:
+        if rule.name is RuleName.ACCUSATION and self.finding is None:
             loser = self._examine(author)
-        elif rule.name == "integrity-accusation":
+        elif rule.name is RuleName.INTEGRITY_ACCUSATION:
             what = f"seat {author} accused seat {1 - author} of {reason}, a fault in bytes that never joined"
-            self.finding = Finding(index, "baseless-accusation", what + " the chain: no evidence can exist", author)
+            self.finding = Finding(
+                index, ReasonId.BASELESS_ACCUSATION, what + " the chain: no evidence can exist", author
+            )
         how = rule.ending
-        if rule.name == "adjourn":
+        if rule.name is RuleName.ADJOURN:
             self._adjourned_by = author
         if rule.loser is Loser.EVIDENCE and loser == author:
             how = Ending.FORFEIT
@@ -963,7 +992,7 @@ class Referee:
         if finding is None:
             what = f"seat {accuser} accused seat {1 - accuser} ({accusation.reason}), but the record"
             what += " and the accuser's evidence" if accusation.evidence is not None else " (with no evidence)"
-            finding = Finding(accusation.entry, "baseless-accusation", what + " show nothing wrong", accuser)
+            finding = Finding(accusation.entry, ReasonId.BASELESS_ACCUSATION, what + " show nothing wrong", accuser)
         self.finding = finding
         return 1 - accuser if finding.blame == 1 - accuser else accuser
 

@@ -92,6 +92,7 @@ from p2p_koikoi.wire.bodies import (
     ResultBody,
     parse_body,
 )
+from p2p_koikoi.wire.reasons import ReasonId
 from p2p_koikoi.wire.sent_names import sent_names
 
 __all__ = ["SOFTWARE", "MatchSession", "SessionEnd", "SessionEvent", "Stage", "Waiting"]
@@ -473,7 +474,7 @@ class MatchSession:
         if entry.author == self.peer and entry.seq < len(self.referee.entries) and self._crossed(signed):
             return
         if self.ended_by is not None and not self._lift():
-            raise RemoteProtocolError("after-end", "the peer wrote after the match ended", blame=self.peer)
+            raise RemoteProtocolError(ReasonId.AFTER_END, "the peer wrote after the match ended", blame=self.peer)
         try:
             self.referee.feed(signed)
         except BadBytes:

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.wire.entry import Entry, SignedEntry
 from p2p_koikoi.wire.errors import LocalProtocolError, RemoteProtocolError
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = ["MATCH_ID_DOMAIN", "Chain", "match_id_of"]
 
@@ -59,26 +60,32 @@ class Chain:
     def check_link(self, signed: SignedEntry, expected_author: int | None) -> None:
         entry = signed.entry
         if entry.match_id != self.match_id:
-            raise RemoteProtocolError("wrong-match", f"entry {entry.seq} belongs to another match", blame=entry.author)
+            raise RemoteProtocolError(
+                ReasonId.WRONG_MATCH, f"entry {entry.seq} belongs to another match", blame=entry.author
+            )
         if entry.seq != self.next_seq:
             if entry.seq < self.next_seq:
                 mine = self.entries[entry.seq]
                 if mine.data == signed.data:
-                    raise RemoteProtocolError("replayed-entry", f"entry {entry.seq} was sent again", blame=entry.author)
+                    raise RemoteProtocolError(
+                        ReasonId.REPLAYED_ENTRY, f"entry {entry.seq} was sent again", blame=entry.author
+                    )
                 if mine.entry.author == entry.author:
                     raise RemoteProtocolError(
-                        "fork", f"seat {entry.author} signed two different entries {entry.seq}", blame=entry.author
+                        ReasonId.FORK,
+                        f"seat {entry.author} signed two different entries {entry.seq}",
+                        blame=entry.author,
                     )
             raise RemoteProtocolError(
-                "bad-seq", f"expected entry {self.next_seq}, got entry {entry.seq}", blame=entry.author
+                ReasonId.BAD_SEQ, f"expected entry {self.next_seq}, got entry {entry.seq}", blame=entry.author
             )
         if entry.prev != self.head:
             raise RemoteProtocolError(
-                "bad-link", f"entry {entry.seq} does not follow entry {entry.seq - 1}", blame=entry.author
+                ReasonId.BAD_LINK, f"entry {entry.seq} does not follow entry {entry.seq - 1}", blame=entry.author
             )
         if expected_author is not None and entry.author != expected_author:
             raise RemoteProtocolError(
-                "out-of-turn",
+                ReasonId.OUT_OF_TURN,
                 f"entry {entry.seq} is seat {entry.author}'s, but it is seat {expected_author}'s turn",
                 blame=entry.author,
             )

@@ -14,6 +14,7 @@ import msgpack
 
 from p2p_koikoi.wire.errors import RemoteProtocolError
 from p2p_koikoi.wire.framing import MAX_FRAME
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = ["pack", "unpack"]
 
@@ -29,7 +30,7 @@ def pack(value: Any) -> bytes:
 def unpack(data: bytes, what: str = "message") -> Any:
     """Decode canonical msgpack within our limits, or raise :class:`RemoteProtocolError`."""
     if len(data) > MAX_FRAME:
-        raise RemoteProtocolError("too-large", f"the {what} is {len(data)} bytes; the limit is {MAX_FRAME}")
+        raise RemoteProtocolError(ReasonId.TOO_LARGE, f"the {what} is {len(data)} bytes; the limit is {MAX_FRAME}")
     try:
         value = msgpack.unpackb(
             data,
@@ -45,21 +46,21 @@ def unpack(data: bytes, what: str = "message") -> Any:
     except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
         detail = str(exc) or type(exc).__name__
         raise RemoteProtocolError(
-            "bad-msgpack", f"the {what} is not valid msgpack within our limits: {detail}"
+            ReasonId.BAD_MSGPACK, f"the {what} is not valid msgpack within our limits: {detail}"
         ) from None
     _check_depth(value, what, 0)
     if pack(value) != data:
-        raise RemoteProtocolError("not-canonical", f"the {what} is not in canonical msgpack form")
+        raise RemoteProtocolError(ReasonId.NOT_CANONICAL, f"the {what} is not in canonical msgpack form")
     return value
 
 
 def _check_depth(value: Any, what: str, depth: int) -> None:
     if isinstance(value, dict):
-        raise RemoteProtocolError("bad-type", f"the {what} holds a map; the protocol has none")
+        raise RemoteProtocolError(ReasonId.BAD_TYPE, f"the {what} holds a map; the protocol has none")
     if isinstance(value, float):
-        raise RemoteProtocolError("bad-type", f"the {what} holds a float; the protocol has none")
+        raise RemoteProtocolError(ReasonId.BAD_TYPE, f"the {what} holds a float; the protocol has none")
     if isinstance(value, list):
         if depth >= MAX_DEPTH:
-            raise RemoteProtocolError("too-deep", f"the {what} nests deeper than {MAX_DEPTH}")
+            raise RemoteProtocolError(ReasonId.TOO_DEEP, f"the {what} nests deeper than {MAX_DEPTH}")
         for item in value:
             _check_depth(item, what, depth + 1)

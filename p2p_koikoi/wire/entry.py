@@ -32,6 +32,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from p2p_koikoi.wire.bodies import Body, parse_body
 from p2p_koikoi.wire.codec import pack, unpack
 from p2p_koikoi.wire.errors import LocalProtocolError, RemoteProtocolError
+from p2p_koikoi.wire.reasons import ReasonId
 from p2p_koikoi.wire.schema import check_body
 
 __all__ = ["SIGN_DOMAIN", "VERSION", "Entry", "SignedEntry", "public_bytes"]
@@ -73,24 +74,24 @@ class Entry:
         """Parse and check the shape of an entry (not its signature, nor its place in the chain)."""
         value = unpack(data, "entry")
         if not isinstance(value, list) or len(value) != 8:
-            raise RemoteProtocolError("bad-entry", "an entry is an array of 8 fields")
+            raise RemoteProtocolError(ReasonId.BAD_ENTRY, "an entry is an array of 8 fields")
         version, match_id, seq, prev, author, kind, body, state = value
         if version != VERSION or isinstance(version, bool):
             raise RemoteProtocolError(
-                "bad-version", f"the entry is for protocol version {version!r}; we speak {VERSION}"
+                ReasonId.BAD_VERSION, f"the entry is for protocol version {version!r}; we speak {VERSION}"
             )
         if not (isinstance(match_id, bytes) and len(match_id) == 32):
-            raise RemoteProtocolError("bad-entry", "the match id is not 32 bytes")
+            raise RemoteProtocolError(ReasonId.BAD_ENTRY, "the match id is not 32 bytes")
         if not (isinstance(seq, int) and not isinstance(seq, bool) and 0 <= seq < MAX_SEQ):
-            raise RemoteProtocolError("bad-entry", "the sequence number is not a small whole number")
+            raise RemoteProtocolError(ReasonId.BAD_ENTRY, "the sequence number is not a small whole number")
         if not (isinstance(prev, bytes) and len(prev) == 32):
-            raise RemoteProtocolError("bad-entry", "the previous-entry hash is not 32 bytes")
+            raise RemoteProtocolError(ReasonId.BAD_ENTRY, "the previous-entry hash is not 32 bytes")
         if author not in (0, 1) or isinstance(author, bool):
-            raise RemoteProtocolError("bad-entry", "the author is not seat 0 or 1")
+            raise RemoteProtocolError(ReasonId.BAD_ENTRY, "the author is not seat 0 or 1")
         if not (isinstance(state, bytes) and len(state) == STATE_BYTES):
-            raise RemoteProtocolError("bad-entry", f"the state hash is not {STATE_BYTES} bytes")
+            raise RemoteProtocolError(ReasonId.BAD_ENTRY, f"the state hash is not {STATE_BYTES} bytes")
         if not isinstance(kind, str) or not isinstance(body, list):
-            raise RemoteProtocolError("bad-entry", "the kind is not a string or the body not an array")
+            raise RemoteProtocolError(ReasonId.BAD_ENTRY, "the kind is not a string or the body not an array")
         check_body(kind, body)
         return cls(match_id, seq, prev, author, kind, body, state, version)
 
@@ -118,7 +119,7 @@ class SignedEntry:
     def parse(cls, data: bytes, signature: bytes) -> SignedEntry:
         """Decode an entry received or read; :meth:`verify` checks the signature."""
         if not (isinstance(signature, bytes) and len(signature) == 64):
-            raise RemoteProtocolError("bad-signature", "a signature is 64 bytes")
+            raise RemoteProtocolError(ReasonId.BAD_SIGNATURE, "a signature is 64 bytes")
         return cls(data, signature, Entry.decode(data))
 
     def verify(self, public_key: bytes) -> None:
@@ -127,7 +128,7 @@ class SignedEntry:
             Ed25519PublicKey.from_public_bytes(public_key).verify(self.signature, SIGN_DOMAIN + self.data)
         except (InvalidSignature, ValueError):
             raise RemoteProtocolError(
-                "bad-signature",
+                ReasonId.BAD_SIGNATURE,
                 f"entry {self.entry.seq} is not signed by seat {self.entry.author}'s key",
                 blame=self.entry.author,
             ) from None

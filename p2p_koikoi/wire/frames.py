@@ -22,6 +22,7 @@ from p2p_koikoi.wire.codec import pack, unpack
 from p2p_koikoi.wire.entry import VERSION, SignedEntry
 from p2p_koikoi.wire.errors import RemoteProtocolError
 from p2p_koikoi.wire.framing import encode_frame
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = [
     "Answer",
@@ -116,51 +117,53 @@ def parse_frame(body: bytes) -> Frame:
     """Decode a frame body, checking its shape; raise :class:`RemoteProtocolError` on anything else."""
     value = unpack(body, "frame")
     if not isinstance(value, list) or not value or not isinstance(value[0], str):
-        raise RemoteProtocolError("bad-frame", "a frame is an array that starts with its name")
+        raise RemoteProtocolError(ReasonId.BAD_FRAME, "a frame is an array that starts with its name")
     name, args = value[0], value[1:]
     if name == "hello":
         if len(args) != 4:
-            raise RemoteProtocolError("bad-frame", "a hello frame has 4 fields")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "a hello frame has 4 fields")
         version, key, nonce, software = args
         if not _small_int(version):
-            raise RemoteProtocolError("bad-frame", "the hello's version is not a small whole number")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "the hello's version is not a small whole number")
         if version != VERSION:
-            raise RemoteProtocolError("bad-version", f"the peer speaks protocol version {version}; we speak {VERSION}")
+            raise RemoteProtocolError(
+                ReasonId.BAD_VERSION, f"the peer speaks protocol version {version}; we speak {VERSION}"
+            )
         if not (isinstance(key, bytes) and len(key) == 32 and isinstance(nonce, bytes) and len(nonce) == 32):
-            raise RemoteProtocolError("bad-frame", "the hello's key and nonce are 32 bytes each")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "the hello's key and nonce are 32 bytes each")
         if not (isinstance(software, str) and len(software) <= 100 and software.isprintable()):
-            raise RemoteProtocolError("bad-frame", "the hello's software name is malformed")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "the hello's software name is malformed")
         return Hello(version, key, nonce, software)
     if name in ("ping", "pong"):
         if len(args) != 1 or not _small_int(args[0]):
-            raise RemoteProtocolError("bad-frame", f"a {name} frame holds one small whole number")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, f"a {name} frame holds one small whole number")
         return Ping(args[0]) if name == "ping" else Pong(args[0])
     if name == "resume":
         if len(args) != 6:
-            raise RemoteProtocolError("bad-frame", "a resume frame has 6 fields")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "a resume frame has 6 fields")
         version, key, match_id, count, head, nonce = args
         if version != VERSION or isinstance(version, bool):
-            raise RemoteProtocolError("bad-version", f"the peer resumes with protocol version {version!r}")
+            raise RemoteProtocolError(ReasonId.BAD_VERSION, f"the peer resumes with protocol version {version!r}")
         fields = (key, match_id, head, nonce)
         if not all(isinstance(f, bytes) and len(f) == 32 for f in fields) or not _small_int(count):
-            raise RemoteProtocolError("bad-frame", "a resume frame's keys, ids and digests are 32 bytes")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "a resume frame's keys, ids and digests are 32 bytes")
         return Resume(version, key, match_id, count, head, nonce)
     if name == "resume-proof":
         if len(args) != 1 or not isinstance(args[0], bytes) or len(args[0]) != 64:
-            raise RemoteProtocolError("bad-frame", "a resume proof is a 64-byte signature")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "a resume proof is a 64-byte signature")
         return ResumeProof(args[0])
     if name == "rematch":
         return _rematch(args)
     if name == "entry":
         if len(args) != 2 or not isinstance(args[0], bytes) or not isinstance(args[1], bytes):
-            raise RemoteProtocolError("bad-frame", "an entry frame holds the entry bytes and the signature")
+            raise RemoteProtocolError(ReasonId.BAD_FRAME, "an entry frame holds the entry bytes and the signature")
         return SignedEntry.parse(args[0], args[1])
-    raise RemoteProtocolError("bad-frame", f"unknown frame {name[:40]!r}")
+    raise RemoteProtocolError(ReasonId.BAD_FRAME, f"unknown frame {name[:40]!r}")
 
 
 def _rematch(args: list[object]) -> Rematch:
     if len(args) != 2 or not (isinstance(args[0], bytes) and len(args[0]) == 32):
-        raise RemoteProtocolError("bad-frame", "a rematch frame holds the 32-byte match id and an answer")
+        raise RemoteProtocolError(ReasonId.BAD_FRAME, "a rematch frame holds the 32-byte match id and an answer")
     if args[1] not in (Answer.YES.value, Answer.NO.value):
-        raise RemoteProtocolError("bad-frame", "a rematch frame answers yes or no")
+        raise RemoteProtocolError(ReasonId.BAD_FRAME, "a rematch frame answers yes or no")
     return Rematch(args[0], Answer(args[1]))

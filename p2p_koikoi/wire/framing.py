@@ -18,6 +18,7 @@ from __future__ import annotations
 import struct
 
 from p2p_koikoi.wire.errors import LocalProtocolError, RemoteProtocolError
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = ["HEADER", "MAX_FRAME", "FrameDecoder", "encode_frame"]
 
@@ -47,7 +48,7 @@ class FrameDecoder:
             self._eof = True
             return
         if self._eof:
-            raise RemoteProtocolError("data-after-eof", "the peer sent data after closing")
+            raise RemoteProtocolError(ReasonId.DATA_AFTER_EOF, "the peer sent data after closing")
         self._buffer += data
         self._check_header()
 
@@ -55,10 +56,10 @@ class FrameDecoder:
         if self._need is None and len(self._buffer) >= HEADER:
             (length,) = _LENGTH.unpack_from(self._buffer)
             if length == 0:
-                raise RemoteProtocolError("empty-frame", "the peer sent an empty frame")
+                raise RemoteProtocolError(ReasonId.EMPTY_FRAME, "the peer sent an empty frame")
             if length > self._max:
                 raise RemoteProtocolError(
-                    "frame-too-large", f"the peer announced a {length}-byte frame; the limit is {self._max}"
+                    ReasonId.FRAME_TOO_LARGE, f"the peer announced a {length}-byte frame; the limit is {self._max}"
                 )
             self._need = length
 
@@ -76,7 +77,7 @@ class FrameDecoder:
             return body
         if self._eof and self._buffer:
             raise RemoteProtocolError(
-                "truncated-frame", f"the connection closed inside a frame ({len(self._buffer)} bytes buffered)"
+                ReasonId.TRUNCATED_FRAME, f"the connection closed inside a frame ({len(self._buffer)} bytes buffered)"
             )
         return None
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from p2p_koikoi.wire.errors import RemoteProtocolError
 from p2p_koikoi.wire.player_name import BadName, PlayerName
+from p2p_koikoi.wire.reasons import ReasonId
 
 __all__ = ["KINDS", "check_body"]
 
@@ -101,9 +102,9 @@ KINDS: dict[str, tuple[tuple[str, Check], ...]] = {
 def check_body(kind: str, body: list[Any]) -> None:
     fields = KINDS.get(kind)
     if fields is None:
-        raise RemoteProtocolError("bad-kind", f"unknown entry kind {kind[:40]!r}")
+        raise RemoteProtocolError(ReasonId.BAD_KIND, f"unknown entry kind {kind[:40]!r}")
     if len(body) != len(fields):
-        raise RemoteProtocolError("bad-body", f"a {kind} entry has {len(fields)} fields, not {len(body)}")
+        raise RemoteProtocolError(ReasonId.BAD_BODY, f"a {kind} entry has {len(fields)} fields, not {len(body)}")
     for (name, check), value in zip(fields, body, strict=True):
         if not check(value):
-            raise RemoteProtocolError("bad-body", f"the {name} field of a {kind} entry is malformed")
+            raise RemoteProtocolError(ReasonId.BAD_BODY, f"the {name} field of a {kind} entry is malformed")
