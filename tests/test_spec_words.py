@@ -28,6 +28,7 @@ from p2p_koikoi.fairness import Deck, Keys, Reason, Reveal, Show
 from p2p_koikoi.fairness.derive import PROTOCOL_VERSION, DealContext
 from p2p_koikoi.record.format import FORMAT_VERSION, WITHDRAWN
 from p2p_koikoi.record.reader import read_record
+from p2p_koikoi.record.transcript import TranscriptFault
 from p2p_koikoi.referee import Referee, SpectatorKnowledge
 from p2p_koikoi.referee.events import FirstDealerChoice, MatchVisitor
 from p2p_koikoi.referee.findings import Violation
@@ -635,7 +636,8 @@ def _member(arg: ast.expr) -> str | None:
     """The id a ``ReasonId.NAME`` (or a deal ``Reason.NAME``) argument names; for ``str(ReasonCode(ReasonId.NAME,
     detail))`` its family, or ``audit:outcome`` for that fixed detail."""
     if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):
-        enum = {"ReasonId": ReasonId, "Reason": Reason}.get(arg.value.id)
+        enums: dict[str, Any] = {"ReasonId": ReasonId, "Reason": Reason, "TranscriptFault": TranscriptFault}
+        enum = enums.get(arg.value.id)
         return str(enum[arg.attr]) if enum is not None else None
     if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "str" and arg.args:
         code = arg.args[0]
@@ -713,17 +715,16 @@ def test_the_reason_id_enum_is_record_md_s_table() -> None:
 
 
 def test_no_producer_names_a_reason_by_its_word() -> None:
-    """Outside the transcript reader, a reason id given to an error or a finding is a member of ``ReasonId``
-    (or of the deal's ``Reason``), never a string written out: its word lives in one place."""
+    """A reason id given to an error or a finding is a member of ``ReasonId`` (or of the deal's ``Reason``, or
+    of the transcript reader's ``TranscriptFault``), never a string written out: its word lives in one place."""
     written = {}
+    producers = {**_PRODUCERS, "reject": 1, "captured": 4, "_compare": 2}  # and the transcript reader's
     for path in (ROOT / "p2p_koikoi").rglob("*.py"):
-        if path.name == "transcript.py":
-            continue
         lines = [
             node.lineno
             for node in ast.walk(ast.parse(path.read_text()))
             if isinstance(node, ast.Call)
-            and (place := _PRODUCERS.get(_call_name(node))) is not None
+            and (place := producers.get(_call_name(node))) is not None
             and len(node.args) > place
             and isinstance(node.args[place], ast.Constant | ast.JoinedStr)
         ]
@@ -740,11 +741,10 @@ def _call_name(node: ast.Call) -> str:
 def test_the_transcript_ids_are_transcript_md_s() -> None:
     transcript = section(page("TRANSCRIPT.md"), "## 3.", "\n## ")
     listed = set(re.findall(r"`([a-z][a-z:A-Z-]*)`", transcript))
-    made = _ids_made_by(ROOT / "p2p_koikoi" / "record" / "transcript.py", {"reject": 1})
+    made = _ids_made_by(ROOT / "p2p_koikoi" / "record" / "transcript.py", {"reject": 1, "captured": 4, "_compare": 2})
     fixed = {_family(i) for i in made if not i.endswith("*")}
-    assert "illegal-move:RULE" in fixed
-    made_by_families = {"play-captures", "draw-captures", "result-mismatch", "outcome-mismatch"}
-    assert not sorted((fixed | made_by_families) - listed)
+    assert "illegal-move:RULE" in fixed and {str(fault) for fault in TranscriptFault} <= fixed
+    assert not sorted(fixed - listed)
 
 
 def test_the_reason_ids_spec_md_lists_are_defined() -> None:

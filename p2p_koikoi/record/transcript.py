@@ -18,6 +18,7 @@ the round and turn.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -63,10 +64,12 @@ from p2p_koikoi.referee.events import (
     PlayedRound,
 )
 from p2p_koikoi.referee.findings import Finding, Rejected
+from p2p_koikoi.wire.reasons import ReasonCode, ReasonId
 
 __all__ = [
     "FORMAT",
     "TranscriptError",
+    "TranscriptFault",
     "deal_json",
     "read_transcript",
     "replay_round",
@@ -76,6 +79,24 @@ __all__ = [
 ]
 
 FORMAT = "koikoi-transcript/1"
+
+
+class TranscriptFault(enum.StrEnum):
+    """The reason ids only a transcript can earn (TRANSCRIPT.md section 3); the ids it shares with a record
+    (``wrong-round``, ``bad-hiki``, ``result-mismatch``, ``illegal-move:RULE``...) are :class:`ReasonId`'s."""
+
+    WRONG_DEALER = "wrong-dealer"
+    BAD_REDEAL = "bad-redeal"
+    UNFINISHED_ROUND = "unfinished-round"
+    UNKNOWN_DEAL = "unknown-deal"
+    CHOOSE_CAPTURE = "choose-capture"
+    BAD_CALL = "bad-call"
+    PLAY_CAPTURES = "play-captures"
+    DRAW_CAPTURES = "draw-captures"
+    GAJI_CAPTURES = "gaji-captures"
+    OUTCOME_MISMATCH = "outcome-mismatch"
+
+
 _LIGHTNING = Card.WILLOW_LIGHTNING
 _QUIT = "quit"  # transcripts of protocol version 1 call a forfeit so
 _ENDINGS = (*(str(e) for e in Ending), _QUIT)
@@ -316,10 +337,14 @@ class _Reader:
                 draws.append((cards[0], cards[1]))
             decided = [first_dealer_by_draw(self.rules.first_dealer, a, b) for a, b in draws]
             if not decided or any(d is not None for d in decided[:-1]) or decided[-1] != seat:
-                self.reject("first dealer", "bad-draw", f"the cards drawn do not make seat {seat} the first dealer")
+                self.reject(
+                    "first dealer", ReasonId.BAD_DRAW, f"the cards drawn do not make seat {seat} the first dealer"
+                )
         elif method != "coin" or self.rules.first_dealer is not FirstDealer.COIN:
             self.reject(
-                "first dealer", "bad-rules", f"these rules choose the first dealer by {self.rules.first_dealer.value}"
+                "first dealer",
+                ReasonId.BAD_RULES,
+                f"these rules choose the first dealer by {self.rules.first_dealer.value}",
             )
         self.match.set_first_dealer(seat)
         self.visitor.first_dealer(FirstDealerChoice(seat, method, tuple(draws)))
@@ -330,9 +355,13 @@ class _Reader:
         number = match.round_number
         where = f"round {number}"
         if obj.get("number", number) != number:
-            self.reject(where, "wrong-round", f"round {obj.get('number')!r} comes where round {number} is due")
+            self.reject(where, ReasonId.WRONG_ROUND, f"round {obj.get('number')!r} comes where round {number} is due")
         if obj.get("dealer", match.dealer) != match.dealer:
-            self.reject(where, "wrong-dealer", f"seat {match.dealer} deals this round, not seat {obj.get('dealer')!r}")
+            self.reject(
+                where,
+                TranscriptFault.WRONG_DEALER,
+                f"seat {match.dealer} deals this round, not seat {obj.get('dealer')!r}",
+            )
         redeals = obj.get("redeals", [])
         if not isinstance(redeals, list):
             _bad(where, "'redeals' is a list of deals")
@@ -343,7 +372,7 @@ class _Reader:
                 _bad(redeal_where, "a redealt deal lists its cards")
             rnd = match.start_round(deal)
             if not rnd.over or rnd.outcome is None or rnd.outcome.kind is not OutcomeKind.REDEAL:
-                self.reject(redeal_where, "bad-redeal", "this table is not dealt again under these rules")
+                self.reject(redeal_where, TranscriptFault.BAD_REDEAL, "this table is not dealt again under these rules")
             dealt = match.dealer
             result = match.finish_round()
             self.visitor.round_played(PlayedRound(number, result.redeal, dealt or 0, deal.table, deal, (), (), result))
@@ -366,19 +395,19 @@ class _Reader:
             played.turn(_dict(turn, f"{where}, turn {index + 1}"), index + 1)
         if not rnd.over:
             if not last or obj.get("result") is not None:
-                self.reject(where, "unfinished-round", "the round's turns stop before the round is over")
+                self.reject(where, TranscriptFault.UNFINISHED_ROUND, "the round's turns stop before the round is over")
             hiki = tuple(played.hiki)
             self.visitor.round_played(
                 PlayedRound(match.round_number, match.redeal, dealer, table, deal, tuple(rnd.history), hiki)
             )
             return False
         if deal is None:
-            self.reject(where, "unknown-deal", "a round played out lists its deal")
+            self.reject(where, TranscriptFault.UNKNOWN_DEAL, "a round played out lists its deal")
         played.check_gaji(obj.get("gaji"))
         result = match.finish_round()
         stated = obj.get("result")
         if stated is not None:
-            _compare(self, where, "result", _dict(stated, f"{where}, result"), result_json(result))
+            _compare(self, where, ReasonId.RESULT_MISMATCH, _dict(stated, f"{where}, result"), result_json(result))
         hiki = tuple(played.hiki)
         self.visitor.round_played(
             PlayedRound(result.number, result.redeal, dealer, table, deal, tuple(rnd.history), hiki, result)
@@ -391,7 +420,9 @@ class _Reader:
             final = match.outcome
             assert final is not None
             if outcome is not None:
-                _compare(self, "the match", "outcome", _dict(outcome, "outcome"), _outcome_json(final))
+                _compare(
+                    self, "the match", TranscriptFault.OUTCOME_MISMATCH, _dict(outcome, "outcome"), _outcome_json(final)
+                )
             said = ending.get("text") if isinstance(ending, dict) and ending.get("how") == "finished" else None
             self.visitor.end_match(MatchEnd(Ending.FINISHED, None, str(said or "the match was played out"), final))
             return
@@ -426,7 +457,9 @@ class _Play:
         try:
             return self.rnd.apply(action, seat)
         except IllegalActionError as exc:
-            self.reader.reject(where, f"illegal-move:{exc.rule}", f"seat {seat}'s {action}: {exc}")
+            self.reader.reject(
+                where, str(ReasonCode(ReasonId.ILLEGAL_MOVE, exc.rule)), f"seat {seat}'s {action}: {exc}"
+            )
 
     def opening(self, obj: dict[str, Any]) -> None:
         rnd = self.rnd
@@ -449,20 +482,28 @@ class _Play:
             declared: AnyAction = claims.pop(seat) if seat in claims else PassHandYaku()
             self.apply(declared, seat, f"{self.where}, hand yaku")
         if claims:
-            self.reader.reject(self.where, "illegal-move:wrong-phase", "a hand yaku is claimed where none is declared")
+            self.reader.reject(
+                self.where,
+                str(ReasonCode(ReasonId.ILLEGAL_MOVE, "wrong-phase")),
+                "a hand yaku is claimed where none is declared",
+            )
 
     def turn(self, obj: dict[str, Any], number: int) -> None:
         rnd, where = self.rnd, f"{self.where}, turn {number}"
         seat = _field(obj, "seat", int, where)
         if rnd.phase is not Phase.PLAY or rnd.to_act != seat:
             who = "nobody" if rnd.over else f"seat {rnd.to_act}"
-            self.reader.reject(where, "illegal-move:not-your-turn", f"it is {who}'s turn to play, not seat {seat}'s")
+            self.reader.reject(
+                where,
+                str(ReasonCode(ReasonId.ILLEGAL_MOVE, "not-your-turn")),
+                f"it is {who}'s turn to play, not seat {seat}'s",
+            )
         for attempt in obj.get("hiki", []) or []:
             self.voided(seat, _dict(attempt, where), where)
         card = _card(obj.get("play"), where)
         captures = _cards(obj.get("play_captures", []), where)
         events = self.apply(Play(card, self.target(card, captures)), seat, where)
-        self.captured(where, "play", events[0].captured, captures)
+        self.captured(where, "play", events[0].captured, captures, TranscriptFault.PLAY_CAPTURES)
         drawn = obj.get("draw")
         if drawn is None:
             return  # a round cut short after the play: nothing may follow (the next turn is out of turn)
@@ -471,22 +512,26 @@ class _Play:
             taken = _cards(obj.get("draw_captures", []), where)
             if _phase(rnd) is Phase.DRAW_CHOICE:
                 if len(taken) != 1:
-                    self.reader.reject(where, "choose-capture", "the drawn card matches two: name the one taken")
+                    self.reader.reject(
+                        where, TranscriptFault.CHOOSE_CAPTURE, "the drawn card matches two: name the one taken"
+                    )
                 events = self.apply(ChooseCapture(taken[0]), seat, where)
-                self.captured(where, "draw", events[0].captured, taken)
+                self.captured(where, "draw", events[0].captured, taken, TranscriptFault.DRAW_CAPTURES)
             else:
-                self.captured(where, "draw", events[0].captured, taken)
+                self.captured(where, "draw", events[0].captured, taken, TranscriptFault.DRAW_CAPTURES)
         call = obj.get("call")
         if _phase(rnd) is Phase.DECISION:
             if call not in ("koikoi", "stop"):
                 if call is None:
                     return  # a round cut short at the decision
-                self.reader.reject(where, "bad-call", f"the call is koikoi or stop, not {call!r}")
+                self.reader.reject(where, TranscriptFault.BAD_CALL, f"the call is koikoi or stop, not {call!r}")
             self.apply(CallKoiKoi() if call == "koikoi" else CallStop(), seat, where)
         elif call is not None:
             auto = rnd.outcome is not None and rnd.outcome.kind is OutcomeKind.AUTO_STOP and call == "stop"
             if not auto:
-                self.reader.reject(where, "bad-call", f"no decision was offered, yet the turn calls {call!r}")
+                self.reader.reject(
+                    where, TranscriptFault.BAD_CALL, f"no decision was offered, yet the turn calls {call!r}"
+                )
 
     def target(self, card: Card, captures: list[Card]) -> Card | None:
         """The table card a play names: needed when two match, or for the Gaji taken as a wildcard."""
@@ -498,10 +543,10 @@ class _Play:
             return captures[0]
         return None
 
-    def captured(self, where: str, what: str, taken: int, stated: list[Card]) -> None:
+    def captured(self, where: str, what: str, taken: int, stated: list[Card], fault: TranscriptFault) -> None:
         if taken != _mask(stated):
             text = f"the {what} takes [{', '.join(ids(taken))}], not [{', '.join(c.id for c in stated)}]"
-            self.reader.reject(where, f"{what}-captures", text)
+            self.reader.reject(where, fault, text)
 
     def voided(self, seat: int, obj: dict[str, Any], where: str) -> None:
         """A Gaji play onto a month of three that the other seat voided by showing the fourth card."""
@@ -510,9 +555,9 @@ class _Play:
         rnd = self.rnd
         onto_three = (rnd.table & month_mask(target.month)).bit_count() == 3 and target.month != _LIGHTNING.month
         if not (rnd.rules.gaji and onto_three):
-            self.reader.reject(where, "bad-hiki", f"no Gaji play onto {target.id} waits for a Hiki answer")
+            self.reader.reject(where, ReasonId.BAD_HIKI, f"no Gaji play onto {target.id} waits for a Hiki answer")
         if card.month != target.month or (self.known and not rnd.hands[1 - seat] & card.bit):
-            self.reader.reject(where, "bad-hiki", f"seat {1 - seat} does not hold {card.id} of that month")
+            self.reader.reject(where, ReasonId.BAD_HIKI, f"seat {1 - seat} does not hold {card.id} of that month")
         if not self.known and not rnd.hands[1 - seat] & card.bit:
             rnd.reveal(1 - seat, card.bit)
         self.hiki.append(HikiAnswer(len(rnd.history), seat, play, card))
@@ -524,7 +569,7 @@ class _Play:
         seat = _field(obj, "seat", int, self.where)
         swept = _mask(_cards(obj.get("cards"), self.where))
         if seat not in (0, 1) or not swept or self.rnd.captures[seat] & swept != swept:
-            self.reader.reject(self.where, "gaji-captures", "the Gaji's month is not swept as stated")
+            self.reader.reject(self.where, TranscriptFault.GAJI_CAPTURES, "the Gaji's month is not swept as stated")
 
 
 def _phase(rnd: Round) -> Phase:
@@ -554,12 +599,14 @@ def _outcome_json(outcome: MatchOutcome) -> dict[str, Any]:
     return {"winner": outcome.winner, "points": list(outcome.points), "termination": outcome.termination.value}
 
 
-def _compare(reader: _Reader, where: str, what: str, stated: dict[str, Any], recomputed: dict[str, Any]) -> None:
-    """Name the first field the transcript states differently from the recomputed value."""
+def _compare(reader: _Reader, where: str, fault: str, stated: dict[str, Any], recomputed: dict[str, Any]) -> None:
+    """Name the first field the transcript states differently from the recomputed value (``fault``: the
+    result's or the outcome's mismatch)."""
+    what = fault.removesuffix("-mismatch")
     for key, value in recomputed.items():
         if key in stated and stated[key] != value:
             text = f"the {what} says {key} {stated[key]!r}, but the moves give {value!r}"
-            reader.reject(where, f"{what}-mismatch", text)
+            reader.reject(where, fault, text)
 
 
 def read_transcript(data: Any, visitor: MatchVisitor | None = None) -> None:
