@@ -28,6 +28,10 @@ from p2p_koikoi.wire import VERSION, SignedEntry, public_bytes
 from p2p_koikoi.wire.frames import Frame, Resume, ResumeProof
 from tests.record_support import honest, record_bytes
 
+HOSTING = ("--bot", "random", "--seed", "1", "--rounds", "3", "-q")
+"""The first host's options: a bot, and three rounds (the preset's twelve would only make the match played
+on after the rejoin, and its verification, longer: what is checked is that it goes on, and finishes)."""
+
 
 def _join(port: int, replays: Path, *extra: str) -> list[str]:
     return [
@@ -69,12 +73,15 @@ def _killed_mid_match(process: subprocess.Popen[str], replays: Path, whose: str)
     return record, [e.data for e in read_record(record).entries]
 
 
-def _verified(path: Path) -> dict[str, object]:
-    done = subprocess.run([*KOIKOI, "verify", "--json", str(path)], capture_output=True, text=True, timeout=120)
+def _verified(*paths: Path) -> list[dict[str, object]]:
+    """``koikoi verify --json`` of the files, in one process (two copies of one match are then also
+    compared with each other): each report, every one of them ok."""
+    command = [*KOIKOI, "verify", "--json", *map(str, paths)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
-    (report,) = json.loads(done.stdout)
-    assert report["ok"], report
-    return dict(report)
+    reports = json.loads(done.stdout)
+    assert len(reports) == len(paths) and all(report["ok"] for report in reports), reports
+    return [dict(report) for report in reports]
 
 
 def _one_match_goes_on(replays: Path, before: list[bytes]) -> None:
@@ -86,7 +93,7 @@ def _one_match_goes_on(replays: Path, before: list[bytes]) -> None:
     assert [e.data for e in host_record.entries] == [e.data for e in guest_record.entries]
     assert [e.data for e in guest_record.entries[: len(before)]] == before
     assert guest_record.entries[-1].entry.body[0] == "match-over"
-    reports = [_verified(path) for path in (host_file, guest_file)]
+    reports = _verified(host_file, guest_file)
     assert reports[0].get("first_dealer") == reports[1].get("first_dealer") is not None, reports
     assert not secret_path(host_file).exists() and not secret_path(guest_file).exists()
 
@@ -97,7 +104,7 @@ def test_a_guest_killed_after_the_first_dealer_rejoins_with_koikoi_join(tmp_path
     port = free_port()
     replays = tmp_path / "replays"
     guest_env = koikoi_env(tmp_path / "guest")
-    host = spawn_host(tmp_path / "host", port, replays, "--bot", "random", "--seed", "1", "-q")
+    host = spawn_host(tmp_path / "host", port, replays, *HOSTING)
     try:
         guest = subprocess.Popen(
             _join(port, replays, "-q"), env=guest_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -173,7 +180,7 @@ def test_a_match_that_is_over_is_not_taken_up_even_with_its_secret_left(tmp_path
 
 def _both_killed_mid_match(tmp_path: Path, port: int, replays: Path) -> list[bytes]:
     """A match between two processes, both killed hard once round 1 is dealt; the guest's entries then."""
-    host = spawn_host(tmp_path / "host", port, replays, "--bot", "random", "--seed", "1", "-q")
+    host = spawn_host(tmp_path / "host", port, replays, *HOSTING)
     try:
         guest = subprocess.Popen(
             _join(port, replays, "-q"),
