@@ -18,7 +18,7 @@ from p2p_koikoi.app.shobu import shobu_now
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.bots.base import MatchContext
 from p2p_koikoi.engine import CHANCE, Card, Deal, Event, EventKind, Phase, Play, Round, RuleSet, parse_cards, preset
-from p2p_koikoi.ui.picker import Picker
+from p2p_koikoi.ui.picker import Focus, FocusMode, Picker
 from p2p_koikoi.ui.render import render, screen_text
 from p2p_koikoi.ui.state import Overlay, RoundEnd, TableState, waiting_text
 from p2p_koikoi.ui.telling import Teller
@@ -135,7 +135,7 @@ def test_a_hand_card_that_takes_is_marked_and_so_are_its_matches() -> None:
     assert takes, "this deal gives the first hand a capture"
     state = state_for(rnd)
     assert state.focus is not None
-    state.focus = type(state.focus)("hand", index=takes[0], hand=tuple(hand))
+    state.focus = Focus(FocusMode.HAND, index=takes[0], hand=tuple(hand))
     lines = text(state).splitlines()
     hand_at = next(i for i, line in enumerate(lines) if line.startswith("── Your hand"))
     assert f"▶{takes[0] + 1} +" in lines[hand_at + 1]

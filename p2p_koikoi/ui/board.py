@@ -20,6 +20,7 @@ from p2p_koikoi.engine import Card, Kind, Phase, cards_of
 from p2p_koikoi.engine.cards import month_mask
 from p2p_koikoi.engine.rules import Scoring
 from p2p_koikoi.ui.cards import KIND_NAMES, card_cell, cell_width, short_label
+from p2p_koikoi.ui.picker import FocusMode
 from p2p_koikoi.ui.state import TableState, waiting_text
 
 __all__ = [
@@ -279,11 +280,11 @@ def table_lines(state: TableState, width: int, *, compact: bool = False, kinds: 
     markers = [Text() for _ in cards]
     focused: int | None = None
     pointing = None
-    if focus is not None and focus.mode == "hand" and focus.hand:
+    if focus is not None and focus.mode is FocusMode.HAND and focus.hand:
         pointing = focus.hand[focus.index]
     elif state.drawn is not None:
         pointing = state.drawn
-    if focus is not None and focus.mode in ("target", "draw"):
+    if focus is not None and focus.mode in (FocusMode.TARGET, FocusMode.DRAW):
         for number, target in enumerate(focus.targets, 1):
             i = cards.index(target)
             here = number - 1 == focus.index
@@ -294,7 +295,7 @@ def table_lines(state: TableState, width: int, *, compact: bool = False, kinds: 
         for i, card in enumerate(cards):
             if card.month == pointing.month:
                 markers[i] = Text(" ↓", style="bold")
-    numbered = focus is not None and focus.mode in ("target", "draw")
+    numbered = focus is not None and focus.mode in (FocusMode.TARGET, FocusMode.DRAW)
     return [header, *_cells(cards, markers, focused, width, set(), marks=numbered or not compact, kinds=kinds)]
 
 
@@ -317,9 +318,9 @@ def hand_lines(state: TableState, width: int, *, kinds: bool = True) -> list[Tex
         return [header, Text(), Text("  (your hand is empty)", style="dim"), Text()]
     focused: int | None = None
     dim: set[Card] = set()
-    if focus is not None and focus.mode == "hand":
+    if focus is not None and focus.mode is FocusMode.HAND:
         focused = focus.index
-    elif focus is not None and focus.mode == "target" and focus.card is not None:
+    elif focus is not None and focus.mode is FocusMode.TARGET and focus.card is not None:
         focused = cards.index(focus.card)
         dim = {c for c in cards if c != focus.card}
     markers = []
@@ -389,22 +390,22 @@ def _keys_for(state: TableState) -> tuple[str, ...]:
         return ("Enter: continue · ? help · q quit",)
     if focus is None:
         return ("? help · q quit",)
-    if focus.mode == "hand":
+    if focus.mode is FocusMode.HAND:
         return (
             "1-8 or ←→ and Enter: play that card · ? the card · h hint · q quit",
             "1-8 or ←→ and Enter: play · ? the card · h hint · q quit",
             "1-8/←→ Enter: play · ? help · h hint · q quit",
             "1-8/←→ Enter: play · ?/h help · q quit",
         )
-    if focus.mode in ("target", "draw"):
+    if focus.mode in (FocusMode.TARGET, FocusMode.DRAW):
         n = f"1-{len(focus.targets)}"
-        back = focus.mode == "target"
+        back = focus.mode is FocusMode.TARGET
         return (
             f"{n} or ←→ and Enter: take it" + (" · Esc: put the card back" if back else "") + " · ? the card · q quit",
             f"{n}/←→ Enter: take it" + (" · Esc: put it back" if back else "") + " · q quit",
             f"{n}/←→ Enter: take" + (" · Esc: back" if back else "") + " · q quit",
         )
-    if focus.mode == "decision":
+    if focus.mode is FocusMode.DECISION:
         return (
             "s: Shōbu (stop and score) · k: Koi-Koi (play on) · ? help · h hint · q quit",
             "s: Shōbu (stop) · k: Koi-Koi (play on) · h hint · q quit",
@@ -425,7 +426,7 @@ def _target_variants(state: TableState) -> list[str]:
     being numbered on the table."""
     focus = state.focus
     assert focus is not None
-    verb = "drew" if focus.mode == "draw" else "play"
+    verb = "drew" if focus.mode is FocusMode.DRAW else "play"
     name = focus.card.display_name if focus.card is not None else "the card"
     listed = ", ".join(f"{i}: {t.display_name}" for i, t in enumerate(focus.targets, 1))
     target = focus.targets[focus.index].display_name
@@ -454,11 +455,11 @@ def _info(state: TableState, spinner: str, width: int, rows: int = PROMPT_INFO_L
     if focus is None:
         waiting = waiting_text(state)
         return Text(f"{spinner} {waiting}", style="bold cyan") if waiting else Text()
-    if focus.mode == "hand":
+    if focus.mode is FocusMode.HAND:
         return _hand_info(state, width)
-    if focus.mode in ("target", "draw"):
+    if focus.mode in (FocusMode.TARGET, FocusMode.DRAW):
         return Text(_fullest(_target_variants(state), width, rows), "bold")
-    if focus.mode == "decision":
+    if focus.mode is FocusMode.DECISION:
         pays = state.decision.payment if state.decision is not None else 0
         variants = [
             f"▶ Shōbu scores {pays} now; Koi-Koi plays on for more, at a risk.",

@@ -14,6 +14,7 @@ renderer draws, and :meth:`Picker.press` returns the action once the keys have c
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field, replace
 
 from p2p_koikoi.engine import (
@@ -22,17 +23,29 @@ from p2p_koikoi.engine import (
     CallStop,
     Card,
     ChooseCapture,
+    Exchange,
     Phase,
     Play,
     Round,
     cards_of,
 )
 
-__all__ = ["Focus", "Picker", "menu_words"]
+__all__ = ["Focus", "FocusMode", "Picker", "menu_words"]
 
 _NEXT = {"right", "down", "tab"}
 _PREVIOUS = {"left", "up"}
 _PICK = {"enter", "space"}
+
+
+class FocusMode(enum.StrEnum):
+    """What kind of choice is open: a hand card, a table card for it, a table card for the drawn card,
+    Koi-Koi or Shōbu, or a numbered menu."""
+
+    HAND = "hand"
+    TARGET = "target"
+    DRAW = "draw"
+    DECISION = "decision"
+    MENU = "menu"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +57,7 @@ class Focus:
     (Koi-Koi or Shōbu) or ``menu`` (the numbered ``options``).
     """
 
-    mode: str
+    mode: FocusMode
     index: int = 0
     hand: tuple[Card, ...] = ()
     card: Card | None = None
@@ -54,17 +67,18 @@ class Focus:
     @property
     def focused_card(self) -> Card | None:
         """The card under the cursor (what ``?`` explains)."""
-        if self.mode == "hand" and self.hand:
+        if self.mode is FocusMode.HAND and self.hand:
             return self.hand[self.index]
-        if self.mode in ("target", "draw") and self.targets:
+        if self.mode in (FocusMode.TARGET, FocusMode.DRAW) and self.targets:
             return self.targets[self.index]
         return None
 
 
 def menu_words(action: AnyAction) -> str:
     """An action as a menu line (only the rare decisions without keys of their own reach a menu)."""
-    text = str(action)
-    return {"keep": "Keep the hands as dealt", "exchange": "Exchange hands with the dealer"}.get(text, text)
+    if isinstance(action, Exchange):
+        return "Exchange hands with the dealer" if action.swap else "Keep the hands as dealt"
+    return str(action)
 
 
 class Picker:
@@ -74,31 +88,31 @@ class Picker:
         self.legal = legal
         if view.phase is Phase.PLAY and all(isinstance(a, Play) for a in legal):
             hand = tuple(sorted({a.card for a in legal if isinstance(a, Play)} | set(cards_of(view.hands[seat]))))
-            self.focus = Focus("hand", hand=hand)
+            self.focus = Focus(FocusMode.HAND, hand=hand)
         elif view.phase is Phase.DRAW_CHOICE and all(isinstance(a, ChooseCapture) for a in legal):
             targets = tuple(a.target for a in legal if isinstance(a, ChooseCapture))
-            self.focus = Focus("draw", card=view.pending_draw, targets=targets)
+            self.focus = Focus(FocusMode.DRAW, card=view.pending_draw, targets=targets)
         elif view.phase is Phase.DECISION:
-            self.focus = Focus("decision")
+            self.focus = Focus(FocusMode.DECISION)
         else:
-            self.focus = Focus("menu", options=tuple(menu_words(a) for a in legal))
+            self.focus = Focus(FocusMode.MENU, options=tuple(menu_words(a) for a in legal))
 
     def press(self, key: str) -> AnyAction | None:
         """Take one key; return the action it completes, or None (the focus may have moved)."""
         focus = self.focus
-        if focus.mode == "decision":
+        if focus.mode is FocusMode.DECISION:
             if key == "k":
                 return self._find(CallKoiKoi())
             if key == "s":
                 return self._find(CallStop())
             return None
-        count = len(focus.hand) if focus.mode == "hand" else len(focus.targets or focus.options)
+        count = len(focus.hand) if focus.mode is FocusMode.HAND else len(focus.targets or focus.options)
         if key in _NEXT or key in _PREVIOUS:
             step = 1 if key in _NEXT else -1
             self.focus = replace(focus, index=(focus.index + step) % max(count, 1))
             return None
-        if key == "esc" and focus.mode == "target":
-            self.focus = Focus("hand", index=focus.hand.index(focus.card) if focus.card else 0, hand=focus.hand)
+        if key == "esc" and focus.mode is FocusMode.TARGET:
+            self.focus = Focus(FocusMode.HAND, index=focus.hand.index(focus.card) if focus.card else 0, hand=focus.hand)
             return None
         if key.isdigit() and 1 <= int(key) <= count:
             self.focus = replace(focus, index=int(key) - 1)
@@ -109,18 +123,18 @@ class Picker:
 
     def _pick(self) -> AnyAction | None:
         focus = self.focus
-        if focus.mode == "hand":
+        if focus.mode is FocusMode.HAND:
             card = focus.hand[focus.index]
             plays = [a for a in self.legal if isinstance(a, Play) and a.card == card]
             if len(plays) == 1:
                 return plays[0]
             targets = tuple(a.target for a in plays if a.target is not None)
-            self.focus = Focus("target", hand=focus.hand, card=card, targets=targets)
+            self.focus = Focus(FocusMode.TARGET, hand=focus.hand, card=card, targets=targets)
             return None
-        if focus.mode == "target":
+        if focus.mode is FocusMode.TARGET:
             target = focus.targets[focus.index]
             return next(a for a in self.legal if isinstance(a, Play) and a.card == focus.card and a.target == target)
-        if focus.mode == "draw":
+        if focus.mode is FocusMode.DRAW:
             return ChooseCapture(focus.targets[focus.index])
         return self.legal[focus.index]
 

@@ -36,6 +36,7 @@ from p2p_koikoi.ui.panels import (
     round_end_panel,
     round_end_parts,
 )
+from p2p_koikoi.ui.picker import FocusMode
 from p2p_koikoi.ui.state import TableState
 
 __all__ = ["render", "screen_text"]
@@ -75,7 +76,7 @@ def _board(state: TableState, width: int, height: int, spinner: str) -> list[Tex
         middle = player_lines(state, them, width, rows[0]) + player_lines(state, me, width, rows[1])
         middle += panel[: max(0, height - len(top) - len(bottom) - len(middle))]
         return _stack(top, middle, bottom, height, max(0, spare))
-    if state.focus is not None and state.focus.mode == "decision":
+    if state.focus is not None and state.focus.mode is FocusMode.DECISION:
         return _decision_board(state, width, height, top, spinner)
     table = table_lines(state, width)
     hand = hand_lines(state, width)
@@ -165,7 +166,7 @@ def _low_essentials(
     table card is chosen, a choice the prompt names whole with the card it is for) the hand, then the
     table's row of kinds, then the hand's. Issue 28 item 10: the last move, the scores and the choices
     are never given up."""
-    choosing = state.focus is not None and state.focus.mode in ("target", "draw")
+    choosing = state.focus is not None and state.focus.mode in (FocusMode.TARGET, FocusMode.DRAW)
     table, hand = table_lines(state, width, compact=True)[1:], hand_lines(state, width)[1:]
     short = prompt_lines(state, width, spinner, rows=1)
     steps = [(prompt_lines(state, width, spinner), table, hand), (short, table, hand)]

@@ -56,7 +56,7 @@ from p2p_koikoi.session.events import (
 )
 from p2p_koikoi.ui.boxes import claim_box, help_box, question_box, quit_box, rules_box
 from p2p_koikoi.ui.glyphs import SPINNER_ASCII, SPINNER_UNICODE
-from p2p_koikoi.ui.picker import Picker
+from p2p_koikoi.ui.picker import FocusMode, Picker
 from p2p_koikoi.ui.render import render
 from p2p_koikoi.ui.state import Overlay, RoundEnd, TableState, waiting_text
 from p2p_koikoi.ui.telling import Teller, ending_words
@@ -229,7 +229,7 @@ class TablePlayer:
         state.view = view
         state.points = context.points
         picker = Picker(view, legal, state.seat)
-        if picker.focus.mode == "decision":
+        if picker.focus.mode is FocusMode.DECISION:
             state.decision = shobu_now(view, state.seat, context.rules, context.points)
             state.warning = pointless_koikoi(view, state.seat, context, state.them) or ""
         send, receive = trio.open_memory_channel[AnyAction | _Leave](1)
