@@ -30,7 +30,15 @@ from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.reader import RecordError, read_record
 from p2p_koikoi.record.transcript import replay_round, start_round
 from p2p_koikoi.record.verify import VerifyReport
-from p2p_koikoi.referee.events import Ending, FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
+from p2p_koikoi.referee.events import (
+    ChoiceMethod,
+    Ending,
+    FirstDealerChoice,
+    MatchEnd,
+    MatchInfo,
+    MatchVisitor,
+    PlayedRound,
+)
 from p2p_koikoi.wire.bodies import EntryKind, MatchBody
 from p2p_koikoi.wire.sent_names import sent_names
 
@@ -138,7 +146,7 @@ class ReplayBuilder(MatchVisitor):
 
     def first_dealer(self, choice: FirstDealerChoice) -> None:
         name = self.replay.names[choice.seat]
-        if choice.method == "draw":
+        if choice.method is ChoiceMethod.DRAW:
             drawn = "; ".join(f"{a.display_name} against {b.display_name}" for a, b in choice.draws)
             self.replay.opening.append(f"Each drew a card ({drawn}): {name} deals first.")
         else:

@@ -16,7 +16,7 @@ from typing import Any
 from p2p_koikoi.engine import Deal, OutcomeKind, RuleSet
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.record.transcript import FORMAT, deal_json, round_json, rules_json
-from p2p_koikoi.referee.events import FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
+from p2p_koikoi.referee.events import ChoiceMethod, FirstDealerChoice, MatchEnd, MatchInfo, MatchVisitor, PlayedRound
 
 __all__ = ["TranscriptBuilder", "render_transcript"]
 
@@ -44,7 +44,7 @@ class TranscriptBuilder(MatchVisitor):
 
     def first_dealer(self, choice: FirstDealerChoice) -> None:
         entry: dict[str, Any] = {"seat": choice.seat, "by": choice.method}
-        if choice.method == "draw":
+        if choice.method is ChoiceMethod.DRAW:
             entry["draws"] = [[a.id, b.id] for a, b in choice.draws]
         self.data["first_dealer"] = entry
 

@@ -55,6 +55,7 @@ from p2p_koikoi.engine.cards import month_mask
 from p2p_koikoi.engine.rules import FirstDealer
 from p2p_koikoi.engine.yaku import Yaku
 from p2p_koikoi.referee.events import (
+    ChoiceMethod,
     Ending,
     FirstDealerChoice,
     HikiAnswer,
@@ -347,7 +348,7 @@ class _Reader:
                 f"these rules choose the first dealer by {self.rules.first_dealer.value}",
             )
         self.match.set_first_dealer(seat)
-        self.visitor.first_dealer(FirstDealerChoice(seat, method, tuple(draws)))
+        self.visitor.first_dealer(FirstDealerChoice(seat, ChoiceMethod(method), tuple(draws)))
 
     def round(self, obj: dict[str, Any], *, last: bool) -> bool:
         """Replay one round (its redeals first); returns whether it was played out."""

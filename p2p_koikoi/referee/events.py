@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from p2p_koikoi.engine import AnyAction, Card, Deal, Event, MatchOutcome, Play, RoundResult, RuleSet
 
 __all__ = [
+    "ChoiceMethod",
     "Claim",
     "Ending",
     "FirstDealerChoice",
@@ -48,13 +49,20 @@ class MatchInfo:
     turn_limit: int = 0
 
 
+class ChoiceMethod(enum.StrEnum):
+    """How the first dealer was chosen (a transcript's ``by``)."""
+
+    COIN = "coin"  # a coin flip
+    DRAW = "draw"  # each seat drew a card
+
+
 @dataclass(frozen=True, slots=True)
 class FirstDealerChoice:
-    """Who deals first, and how: ``coin`` (a coin flip) or ``draw`` (each seat drew a card;
-    ``draws`` holds seat 0's and seat 1's card of every draw, ties drawing again)."""
+    """Who deals first, and how: by a coin flip or by drawing (``draws`` holds seat 0's and seat 1's card
+    of every draw, ties drawing again)."""
 
     seat: int
-    method: str
+    method: ChoiceMethod
     draws: tuple[tuple[Card, Card], ...] = ()
 
 

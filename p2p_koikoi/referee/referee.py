@@ -74,6 +74,7 @@ from p2p_koikoi.fairness import (
 from p2p_koikoi.referee import endings
 from p2p_koikoi.referee.endings import Loser, RuleName
 from p2p_koikoi.referee.events import (
+    ChoiceMethod,
     Claim,
     Ending,
     FirstDealerChoice,
@@ -678,7 +679,7 @@ class Referee:
         assert rules is not None
         self.match = Match(rules)
         self.match.set_first_dealer(seat)
-        method = "coin" if self.coin is not None else "draw"
+        method = ChoiceMethod.COIN if self.coin is not None else ChoiceMethod.DRAW
         self.visitor.first_dealer(FirstDealerChoice(seat, method, tuple(self._draw_cards)))
         self.coin = None
         self.deal = None
