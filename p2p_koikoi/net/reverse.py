@@ -119,70 +119,97 @@ async def dial_guest(
     relayed address on a TURN server, when the answer holds one, is dialled last of all, as any address,
     and only after the spray has failed.
     :class:`CouldNotJoin` says in one line how every address failed."""
-    guard = Guard(answer.guest, token)
-    targets = {str(Address(host, answer.port)): Address(host, answer.port) for host in interleave(answer.addresses)}
-    relay = f"relay {Address(*answer.relay)}" if answer.relay else None
-    if answer.relay is not None and relay is not None:
-        targets[relay] = Address(*answer.relay)
-    sprays = answer.spray and may_spray and answer.punch is not None and punch_from is not None
-    spray = f"spray {answer.punch[0]}" if sprays and answer.punch else None
-    punch = f"punch {Address(*answer.punch)}" if answer.punch and punch_from is not None and not spray else None
-    sprayed = trio.Event()  # the relay waits for the spray: a relayed match is the last resort
+    dial = _DialBack(answer, key, Guard(answer.guest, token), timeout, punch_from, may_spray)
+    try:
+        return await happy_eyeballs(dial.order(), dial.attempt, timeout, _release)
+    except AllFailed as exc:
+        raise CouldNotJoin(_unreached(exc.failures, timeout), exc.failures) from None
 
-    async def greet(stream: trio.SocketStream) -> tuple[FramedChannel, Greeting, Address]:
-        channel = FramedChannel(stream)
+
+class _DialBack:
+    """One dial back to an answer code: the rungs happy eyeballs races, each named as its failure is told
+    (an address, ``punch ADDRESS``, ``spray HOST``, ``relay ADDRESS``), and how each is attempted. Held
+    together because the relay waits for the spray, and every rung greets with the same key and guard."""
+
+    def __init__(
+        self, answer: Answer, key: bytes, guard: Guard, timeout: float, punch_from: int | None, may_spray: bool
+    ) -> None:
+        self.answer = answer
+        self.key = key
+        self.guard = guard
+        self.timeout = timeout
+        self.punch_from = punch_from
+        self.targets = {str(Address(h, answer.port)): Address(h, answer.port) for h in interleave(answer.addresses)}
+        self.relay = f"relay {Address(*answer.relay)}" if answer.relay else None
+        if answer.relay is not None and self.relay is not None:
+            self.targets[self.relay] = Address(*answer.relay)
+        sprays = answer.spray and may_spray and answer.punch is not None and punch_from is not None
+        self.spray = f"spray {answer.punch[0]}" if sprays and answer.punch else None
+        can_punch = answer.punch and punch_from is not None and not self.spray
+        self.punch = f"punch {Address(*answer.punch)}" if can_punch and answer.punch else None
+        self.sprayed = trio.Event()  # the relay waits for the spray: a relayed match is the last resort
+
+    def order(self) -> list[str]:
+        """The addresses first, then the punch or the spray (the next rung), the relay last of all."""
+        rung = self.punch or self.spray
+        addresses = [t for t in self.targets if t != self.relay]
+        return addresses + ([rung] if rung else []) + ([self.relay] if self.relay else [])
+
+    async def attempt(self, name: str) -> tuple[FramedChannel, Greeting, Address]:
+        """Reach the rung ``name`` and greet over it as the host; :class:`Failed`, saying how, otherwise."""
+        if name == self.spray:
+            return await self._by_spray(name)
+        if name == self.relay and self.spray:
+            await self.sprayed.wait()
+        channel = FramedChannel(await self._connect(name))
         try:
-            peer = stream.socket.getpeername()
-            return channel, await greet_as_host(channel, key, guard=guard), Address(str(peer[0]), int(peer[1]))
-        except BaseException:
-            await trio.aclose_forcefully(stream)
-            raise
-
-    async def by_spray(name: str) -> tuple[FramedChannel, Greeting, Address]:
-        assert answer.punch is not None and punch_from is not None
-        try:
-            return await probe_many(
-                punch_from, answer.punch[0], greet, deadline=trio.current_time() + min(SPRAY_FOR, timeout)
-            )
-        except OSError as exc:
-            raise Failed(Failure(name, classify_os_error(exc), exc.strerror or str(exc))) from None
-        finally:
-            sprayed.set()
-
-    async def connect(name: str) -> trio.SocketStream:
-        if name == punch and answer.punch is not None and punch_from is not None:
-            try:
-                return await simultaneous_open(punch_from, answer.punch, deadline=trio.current_time() + timeout)
-            except OSError as exc:
-                raise Failed(Failure(name, classify_os_error(exc), exc.strerror or str(exc))) from None
-        return await _connect(targets[name])
-
-    async def attempt(name: str) -> tuple[FramedChannel, Greeting, Address]:
-        if name == spray:
-            return await by_spray(name)
-        if name == relay and spray:
-            await sprayed.wait()
-        channel = FramedChannel(await connect(name))
-        try:
-            greeting = await greet_as_host(channel, key, guard=guard)
+            greeting = await greet_as_host(channel, self.key, guard=self.guard)
         except BaseException as exc:
             await trio.aclose_forcefully(channel.stream)
             if isinstance(exc, Exception):
                 raise Failed(Failure(name, _miss(exc), str(exc))) from None
             raise
-        where = targets.get(name) or (Address(*answer.punch) if answer.punch else None)
+        where = self.targets.get(name) or (Address(*self.answer.punch) if self.answer.punch else None)
         assert where is not None
         return channel, greeting, where
 
-    async def release(won: tuple[FramedChannel, Greeting, Address]) -> None:
-        await trio.aclose_forcefully(won[0].stream)
+    async def _connect(self, name: str) -> trio.SocketStream:
+        """A simultaneous open for the punch, an ordinary connect for any address (the relay's too)."""
+        if name == self.punch and self.answer.punch is not None and self.punch_from is not None:
+            try:
+                deadline = trio.current_time() + self.timeout
+                return await simultaneous_open(self.punch_from, self.answer.punch, deadline=deadline)
+            except OSError as exc:
+                raise Failed(Failure(name, classify_os_error(exc), exc.strerror or str(exc))) from None
+        return await _connect(self.targets[name])
 
-    try:
-        rung = punch or spray
-        order = [t for t in targets if t != relay] + ([rung] if rung else []) + ([relay] if relay else [])
-        return await happy_eyeballs(order, attempt, timeout, release)
-    except AllFailed as exc:
-        raise CouldNotJoin(_unreached(exc.failures, timeout), exc.failures) from None
+    async def _by_spray(self, name: str) -> tuple[FramedChannel, Greeting, Address]:
+        """The birthday spray to the guest's public address, for at most :data:`SPRAY_FOR` s; when it is
+        over, won or not, the relay may be dialled."""
+        assert self.answer.punch is not None and self.punch_from is not None
+        try:
+            deadline = trio.current_time() + min(SPRAY_FOR, self.timeout)
+            return await probe_many(self.punch_from, self.answer.punch[0], self._greet_sprayed, deadline=deadline)
+        except OSError as exc:
+            raise Failed(Failure(name, classify_os_error(exc), exc.strerror or str(exc))) from None
+        finally:
+            self.sprayed.set()
+
+    async def _greet_sprayed(self, stream: trio.SocketStream) -> tuple[FramedChannel, Greeting, Address]:
+        """Greet over one connection the spray opened, named by where it came from; closed if it fails."""
+        channel = FramedChannel(stream)
+        try:
+            peer = stream.socket.getpeername()
+            greeting = await greet_as_host(channel, self.key, guard=self.guard)
+            return channel, greeting, Address(str(peer[0]), int(peer[1]))
+        except BaseException:
+            await trio.aclose_forcefully(stream)
+            raise
+
+
+async def _release(won: tuple[FramedChannel, Greeting, Address]) -> None:
+    """A guest greeted a moment after another won the race: its connection is closed."""
+    await trio.aclose_forcefully(won[0].stream)
 
 
 def _miss(exc: Exception) -> Miss:
