@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import trio
 
@@ -92,102 +92,148 @@ async def wait_for_host(
     ``nursery`` meanwhile. With the host's punch candidate (``host_punch``, from its invite) and a STUN
     server that answers us, the answer carries ours too, and a hole punch to the host runs alongside
     the listening: whichever brings the host first wins."""
-    host = pin.fingerprint
-    assert host is not None
+    assert pin.fingerprint is not None
     punching = await ask_stun(back.stun, back.bind) if host_punch is not None else Punching()
     spray = await maps_per_destination(punching, back.stun)  # our NAT defeats the punch: the host sprays
     relayed = await _allocate(back.relay, host_punch, say)
-    listening: list[int] = []
+    waiting = _HostWait(back, key, pin, ours, say, nursery, routers, host_punch, punching, spray, relayed)
+    return await waiting.race()
 
-    async def on_listening(addresses: list[Address]) -> None:
+
+@dataclass
+class _HostWait:
+    """The guest's wait for the host, on every way it may come at once: dialling our port (the answer code
+    printed once we listen), our punch or spray to the host's candidate, the host's dial to our relayed
+    address. ``listening`` holds the port we listen on, to listen again there after a drop."""
+
+    back: AnswerBack
+    key: bytes
+    pin: Pin
+    ours: str
+    say: Say
+    nursery: trio.Nursery
+    routers: list[Mapper]
+    host_punch: Endpoint | None
+    punching: Punching
+    spray: bool  # our NAT maps each destination anew: the host sprays, and so do we
+    relayed: Allocation | None
+    listening: list[int] = field(default_factory=list)
+
+    async def race(self) -> Reached:
+        """The first way to bring the host wins, within the player's wait; the punch's STUN connection is
+        closed either way, and the relay kept (for as long as the match) only when it won."""
+        relayed_won = False
+        try:
+            with trio.move_on_after(self.back.wait):
+                reached = await first_of(self._ways(), _let_go)
+                relayed_won = reached.relay is not None
+                return reached
+        finally:
+            await self.punching.aclose()
+            if self.relayed is not None:
+                if relayed_won:  # the match runs through it: kept, refreshed, closed at the end
+                    self.nursery.start_soon(_hold, self.relayed)
+                else:
+                    await self.relayed.aclose()
+        raise CouldNotJoin(f"the host did not dial back within {self.back.wait:g} s")
+
+    def _ways(self) -> list[Callable[[], Awaitable[Reached]]]:
+        ways: list[Callable[[], Awaitable[Reached]]] = [self._by_listening]
+        if self.punching.candidate is not None and self.host_punch is not None:
+            ways.append(self._by_spray if self.spray else self._by_punch)
+        if self.relayed is not None:
+            ways.append(self._by_relay)
+        return ways
+
+    @property
+    def _host(self) -> str:
+        """The host's fingerprint, which :func:`wait_for_host` made sure the invite named."""
+        assert self.pin.fingerprint is not None
+        return self.pin.fingerprint
+
+    def _port(self) -> int:
+        """The port we listen on (ours as asked, before the listener has said)."""
+        return self.listening[-1] if self.listening else self.back.port
+
+    async def _on_listening(self, addresses: list[Address]) -> None:
+        """Print the answer code and how long we wait, and ask the router for the port meanwhile."""
         from p2p_koikoi.app.netplay import reachable_hosts
 
+        back, say = self.back, self.say
         port = addresses[0].port
-        listening.append(port)
+        self.listening.append(port)
         hosts = reachable_hosts(addresses, back.bind)[:MAX_ADDRESSES]
-        relay = relayed.relayed if relayed is not None else None
-        say_answer(Answer(tuple(hosts), port, ours, host, punching.candidate, relay, spray), say)
-        say(f"  (listening at {', '.join(str(Address(h, port)) for h in hosts)}{_punching_words(punching, spray)})")
+        relay = self.relayed.relayed if self.relayed is not None else None
+        candidate = self.punching.candidate
+        say_answer(Answer(tuple(hosts), port, self.ours, self._host, candidate, relay, self.spray), say)
+        words = _punching_words(self.punching, self.spray)
+        say(f"  (listening at {', '.join(str(Address(h, port)) for h in hosts)}{words})")
         minutes = f"{back.wait / 60:g} min" if back.wait >= 60 else f"{back.wait:g} s"
         say(f"Waiting up to {minutes} for the host to paste it and connect (Ctrl-C gives up).")
         if back.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
-            routers.append(Mapper(port))
-            nursery.start_soon(
-                _map_port, routers[-1], hosts, port, ours, host, say, punching.candidate, relay, spray
+            self.routers.append(Mapper(port))
+            self.nursery.start_soon(
+                _map_port, self.routers[-1], hosts, port, self.ours, self._host, say, candidate, relay, self.spray
             )
 
-    async def by_listening() -> Reached:
-        channel, greeting, address = await _listen(back, key, pin, on_listening)
-        return Reached(channel, greeting, address, listening[-1])
+    async def _by_listening(self) -> Reached:
+        channel, greeting, address = await _listen(self.back, self.key, self.pin, self._on_listening)
+        return Reached(channel, greeting, address, self.listening[-1])
 
-    async def by_punch() -> Reached:
-        assert host_punch is not None
+    async def _by_punch(self) -> Reached:
+        """A hole punch to the host's candidate; one that fails is said, and the other ways go on."""
+        assert self.host_punch is not None
         await trio.sleep(0)  # the listener prints the code first
+        local_port = self.punching.local_port
         try:
+            deadline = trio.current_time() + self.back.wait
             channel, greeting, address = await punch_host(
-                key, pin, punching.local_port, host_punch, deadline=trio.current_time() + back.wait
+                self.key, self.pin, local_port, self.host_punch, deadline=deadline
             )
         except CouldNotJoin as exc:
-            say(f"  {exc}; still waiting for the host to dial back.")
+            self.say(f"  {exc}; still waiting for the host to dial back.")
             await trio.sleep_forever()
             raise
-        say(f"  The punch to the host at {address} got through.")
-        port = listening[-1] if listening else back.port
-        return Reached(channel, greeting, address, port, punch=(punching.local_port, host_punch))
+        self.say(f"  The punch to the host at {address} got through.")
+        return Reached(channel, greeting, address, self._port(), punch=(local_port, self.host_punch))
 
-    async def by_spray() -> Reached:
-        assert host_punch is not None
+    async def _by_spray(self) -> Reached:
+        """The birthday spray to the host's candidate (our NAT maps each destination anew)."""
+        assert self.host_punch is not None
         await trio.sleep(0)  # the listener prints the code first
-
-        async def greet(stream: trio.SocketStream) -> tuple[FramedChannel, Greeting]:
-            return await greet_the_host(stream, key, pin, f"the spray to {Address(*host_punch)}")
-
         try:
-            channel, greeting = await open_many(host_punch, greet, deadline=trio.current_time() + back.wait)
+            deadline = trio.current_time() + self.back.wait
+            channel, greeting = await open_many(self.host_punch, self._greet_sprayed, deadline=deadline)
         except OSError:
             await trio.sleep_forever()
             raise
-        say(f"  The spray to the host at {Address(*host_punch)} got through.")
-        port = listening[-1] if listening else back.port
-        return Reached(channel, greeting, Address(*host_punch), port)
+        self.say(f"  The spray to the host at {Address(*self.host_punch)} got through.")
+        return Reached(channel, greeting, Address(*self.host_punch), self._port())
 
-    async def by_relay() -> Reached:
+    async def _greet_sprayed(self, stream: trio.SocketStream) -> tuple[FramedChannel, Greeting]:
+        assert self.host_punch is not None
+        return await greet_the_host(stream, self.key, self.pin, f"the spray to {Address(*self.host_punch)}")
+
+    async def _by_relay(self) -> Reached:
+        """The host's dial to our relayed address; a relay that fails is said, and the other ways go on."""
+        relayed = self.relayed
         assert relayed is not None
         while True:  # a stranger the permission let in (someone at the host's address) is passed over
             try:
                 stream, peer = await relayed.accept()
-                channel, greeting = await greet_the_host(stream, key, pin, f"the relay from {Address(*peer)}")
+                channel, greeting = await greet_the_host(stream, self.key, self.pin, f"the relay from {Address(*peer)}")
             except (CouldNotJoin, TurnError) as exc:
-                say(f"  {exc}; still waiting for the host.")
+                self.say(f"  {exc}; still waiting for the host.")
                 if isinstance(exc, TurnError):
                     await trio.sleep_forever()
                 continue
-            say(f"  The host came through the relay at {Address(*relayed.relayed)}.")
-            port = listening[-1] if listening else back.port
-            return Reached(channel, greeting, Address(*peer), port, relay=relayed)
+            self.say(f"  The host came through the relay at {Address(*relayed.relayed)}.")
+            return Reached(channel, greeting, Address(*peer), self._port(), relay=relayed)
 
-    async def let_go(late: Reached) -> None:
-        await trio.aclose_forcefully(late.channel.stream)
 
-    tasks = [by_listening]
-    if punching.candidate is not None and host_punch is not None:
-        tasks.append(by_spray if spray else by_punch)
-    if relayed is not None:
-        tasks.append(by_relay)
-    relayed_won = False
-    try:
-        with trio.move_on_after(back.wait):
-            reached = await first_of(tasks, let_go)
-            relayed_won = reached.relay is not None
-            return reached
-    finally:
-        await punching.aclose()
-        if relayed is not None:
-            if relayed_won:
-                nursery.start_soon(_hold, relayed)  # the match runs through it: kept, refreshed, closed at the end
-            else:
-                await relayed.aclose()
-    raise CouldNotJoin(f"the host did not dial back within {back.wait:g} s")
+async def _let_go(late: Reached) -> None:
+    """The host reached us a moment after another way won the race: that connection is closed."""
+    await trio.aclose_forcefully(late.channel.stream)
 
 
 async def _allocate(relay: Relay | None, host_punch: Endpoint | None, say: Say) -> Allocation | None:
