@@ -22,7 +22,7 @@ from p2p_koikoi.app.continuing import started as began
 from p2p_koikoi.app.dial_back import PASTE_HERE, ReadLine, first_of, take_answers
 from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
 from p2p_koikoi.app.own_name import load_own_name
-from p2p_koikoi.app.punching import ask_stun, maps_per_destination
+from p2p_koikoi.app.punching import Punching, ask_stun, maps_per_destination
 from p2p_koikoi.app.series import Again, ask_both, greet, part, parting_line, series_of, take_same_rules
 from p2p_koikoi.app.unfinished import ResumeError, Unfinished, find_unfinished, restore_match, tell_so_far
 from p2p_koikoi.engine import RuleSet
@@ -534,94 +534,129 @@ async def host_match(
     """Host one guest; with ``again``, another match on the connection each time both players want one.
     ``answers`` reads what the player pastes while the host waits: a guest's answer code is dialled back."""
     identity = load_identity()
-    key = public_bytes(identity)
-    ours = fingerprint(key)
-    result = NetMatchResult(None, None, ours)
-
-    announcement: list[Announcement] = []
-    listening: list[int] = []
-    token = new_token() if options.invite_only else None
-    guard = Guard(options.guest, token)
-    drops = DropLog(options.drop_window)
-
-    mapper: list[Mapper] = []
     punching = await ask_stun(options.stun, options.bind)  # before the invite: it carries our punch candidate
-
-    async def on_listening(addresses: list[Address]) -> None:
-        listening.append(addresses[0].port)
-        await _open_door(options, addresses, ours, token, say, nursery, mapper, announcement, punching.candidate)
-        if answers is not None:
-            say(f"  {PASTE_HERE}")
-
-    async def on_dropped(dropped: Dropped) -> None:
-        for line in drops.add(trio.current_time(), dropped):
-            say(line)
-
+    seat = _OpenSeat(options, identity, punching, say, answers)
+    result = NetMatchResult(None, None, seat.ours)
     directory = replay_dir(options.replay_dir)
     forked: list[Unfinished] = []
     admit = _admitter(options, directory, identity, say, forked)
-
-    async def summarise(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
-        task_status.started()
-        while True:
-            await trio.sleep(1)
-            for line in drops.tick(trio.current_time()):
-                say(line)
-
     try:
-        async with trio.open_nursery() as nursery:
-            await nursery.start(summarise)
-            admitted: _Admitted | Fork
-
-            async def by_door() -> _Admitted:
-                channel, (session, peer, unfinished) = await listen(
-                    key,
-                    admit,
-                    port=options.port,
-                    bind=options.bind,
-                    on_listening=on_listening,
-                    on_dropped=on_dropped,
-                    guard=guard,
-                )
-                return _Admitted(channel, session, peer, unfinished)
-
-            async def by_answer() -> _Admitted:
-                assert answers is not None
-                channel, (session, peer, unfinished), answer = await take_answers(
-                    answers,
-                    key,
-                    ours,
-                    admit,
-                    say,
-                    guest=options.guest,
-                    token=token,
-                    punch_from=punching.from_port,
-                    maps_anew=partial(maps_per_destination, punching, options.stun),
-                )
-                return _Admitted(channel, session, peer, unfinished, answer, punching.from_port)
-
-            try:
-                admitted = await first_of([by_door] if answers is None else [by_door, by_answer], _let_go)
-            except Fork as fork:  # caught here, not out of the nursery as a group
-                admitted = fork
-            nursery.cancel_scope.cancel()
-        for line in drops.flush():
-            say(line)
-        for lan in announcement:  # the seat is taken: stop announcing
-            await lan.close()
-        announcement.clear()
+        admitted = await seat.fill(admit)
         if isinstance(admitted, Fork):
             await _host_forked(admitted, forked[0], player_for(0), result)
             return result
         seated = _Seated(options, identity, player_for, directory, say, again)
-        result = await seated.play(admitted, mapper, listening[0], result)
+        result = await seated.play(admitted, seat.mapper, seat.listening[0], result)
     finally:
-        for lan in announcement:
-            await lan.close()
-        for router in mapper:
-            await router.close()
-        await punching.aclose()
+        await seat.close()
     return result
+
+
+class _OpenSeat:
+    """The host's wait for its guest: at the door (the invite printed, announced on the LAN, the port
+    mapped) and, with ``answers``, at each answer code the player pastes, dialled back; the first guest
+    admitted takes the seat. What the wait opens is held here to be closed with :meth:`close`, the
+    router's mapping only then: it stays for reconnects while the match is played."""
+
+    def __init__(
+        self, options: HostOptions, identity: Ed25519PrivateKey, punching: Punching, say: Say, answers: ReadLine | None
+    ) -> None:
+        self.options = options
+        self.key = public_bytes(identity)
+        self.ours = fingerprint(self.key)
+        self.token = new_token() if options.invite_only else None
+        self.guard = Guard(options.guest, self.token)
+        self.drops = DropLog(options.drop_window)
+        self.punching = punching
+        self.say = say
+        self.answers = answers
+        self.announcement: list[Announcement] = []
+        self.listening: list[int] = []  # the port the door listens on, once it does
+        self.mapper: list[Mapper] = []
+
+    async def fill(self, admit: Admit) -> _Admitted | Fork:
+        """The first guest admitted, at the door or by a dial back; or the fork of the unfinished match a
+        returning guest proved, which ends the wait as well. The LAN announcement ends with the wait."""
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self._summarise)
+            admitted: _Admitted | Fork
+            ways = [partial(self._by_door, admit, nursery)]
+            if self.answers is not None:
+                ways.append(partial(self._by_answer, admit))
+            try:
+                admitted = await first_of(ways, _let_go)
+            except Fork as fork:  # caught here, not out of the nursery as a group
+                admitted = fork
+            nursery.cancel_scope.cancel()
+        for line in self.drops.flush():
+            self.say(line)
+        for lan in self.announcement:  # the seat is taken: stop announcing
+            await lan.close()
+        self.announcement.clear()
+        return admitted
+
+    async def close(self) -> None:
+        """Stop announcing, give the router's mappings back, and let go of the STUN connection."""
+        for lan in self.announcement:
+            await lan.close()
+        for router in self.mapper:
+            await router.close()
+        await self.punching.aclose()
+
+    async def _summarise(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Say, once a second, the summary lines the drop log has ready: a flood is told, not listed."""
+        task_status.started()
+        while True:
+            await trio.sleep(1)
+            for line in self.drops.tick(trio.current_time()):
+                self.say(line)
+
+    async def _on_listening(self, nursery: trio.Nursery, addresses: list[Address]) -> None:
+        self.listening.append(addresses[0].port)
+        await _open_door(
+            self.options,
+            addresses,
+            self.ours,
+            self.token,
+            self.say,
+            nursery,
+            self.mapper,
+            self.announcement,
+            self.punching.candidate,
+        )
+        if self.answers is not None:
+            self.say(f"  {PASTE_HERE}")
+
+    async def _on_dropped(self, dropped: Dropped) -> None:
+        for line in self.drops.add(trio.current_time(), dropped):
+            self.say(line)
+
+    async def _by_door(self, admit: Admit, nursery: trio.Nursery) -> _Admitted:
+        channel, (session, peer, unfinished) = await listen(
+            self.key,
+            admit,
+            port=self.options.port,
+            bind=self.options.bind,
+            on_listening=partial(self._on_listening, nursery),
+            on_dropped=self._on_dropped,
+            guard=self.guard,
+        )
+        return _Admitted(channel, session, peer, unfinished)
+
+    async def _by_answer(self, admit: Admit) -> _Admitted:
+        assert self.answers is not None
+        channel, (session, peer, unfinished), answer = await take_answers(
+            self.answers,
+            self.key,
+            self.ours,
+            admit,
+            self.say,
+            guest=self.options.guest,
+            token=self.token,
+            punch_from=self.punching.from_port,
+            maps_anew=partial(maps_per_destination, self.punching, self.options.stun),
+        )
+        return _Admitted(channel, session, peer, unfinished, answer, self.punching.from_port)
 
 
 def _dial_back(admitted: _Admitted) -> tuple[Address, ...]:
