@@ -1,5 +1,8 @@
 """Broken networks and resume: drop the connection at every phase, reconnect and finish; a proxy that
-splits and delays writes; a peer that never comes back; ``kill -9`` and ``koikoi resume``."""
+splits and delays writes; a peer that never comes back; an outage longer than the grace; ``kill -9`` and
+``koikoi resume``. The drops, the silence and the outage run on the in-memory network
+(``p2p_koikoi.testing.network``) and the virtual clock, with the program's own minute of grace; the split
+writes over real loopback TCP, and ``kill -9`` with the real program."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p_koikoi.app.continuing import Reconnect, play_on
+from p2p_koikoi.app.continuing import GRACE, Reconnect, play_on
 from p2p_koikoi.app.netplay import admit_guest
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots import RandomAgent
@@ -28,6 +31,7 @@ from p2p_koikoi.referee import Ending
 from p2p_koikoi.session.events import SessionEnd
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing import KOIKOI, CuttingProxy, free_port, koikoi_env, spawn_host
+from p2p_koikoi.testing.network import memory_network
 from p2p_koikoi.wire import SignedEntry, public_bytes
 from tests.record_support import verify_entries
 
@@ -76,7 +80,7 @@ async def match_through_proxy(
     reports: dict[str, MatchReport] = {}
     chains: dict[str, list[SignedEntry]] = {}
     port_box: list[int] = []
-    ready = trio.Event()
+    ready, host_done = trio.Event(), trio.Event()
     said: list[str] = []
     secrets_box.clear()
 
@@ -95,6 +99,7 @@ async def match_through_proxy(
         record.close()
         chains["host"] = session.chain.entries
         secrets_box.append((k0, session.master_secret))
+        host_done.set()
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(host)
@@ -109,10 +114,17 @@ async def match_through_proxy(
         reports["guest"] = await play_on(channel, session, k1, BotPlayer(RandomAgent(2), 1), record, plan, said.append)
         record.close()
         chains["guest"] = session.chain.entries
-        while "host" not in reports:
-            await trio.sleep(0.01)
+        await host_done.wait()
         nursery.cancel_scope.cancel()
     return reports["host"], reports["guest"], chains["host"], chains["guest"], proxy
+
+
+@pytest.fixture
+def network_clock() -> trio.testing.MockClock:
+    """The virtual clock for a match on the in-memory network: it jumps to the next timer once the run has
+    been idle for 50 ms of real time, not at once, so a bot choosing in a worker thread (a few ms) is never
+    skipped past a deadline of the other side's; a real wait (a grace, a backoff) still costs no more."""
+    return trio.testing.MockClock(autojump_threshold=0.05)
 
 
 def replay_checks(entries: list[SignedEntry], key: Ed25519PrivateKey, master_secret: bytes) -> None:
@@ -131,11 +143,13 @@ CASES = [(phase, before) for phase in PHASES for before in (False, True) if not 
 
 @pytest.mark.parametrize(("phase", "before"), CASES, ids=[f"{p}-{'lost' if b else 'after'}" for p, b in CASES])
 async def test_a_drop_at_every_phase_is_resumed_and_the_match_finishes(
-    tmp_path: Path, phase: str, before: bool
+    tmp_path: Path, phase: str, before: bool, network_clock: trio.testing.MockClock
 ) -> None:
-    host, guest, host_chain, guest_chain, proxy = await match_through_proxy(
-        tmp_path, {"cut": PHASES[phase], "before": before}
-    )
+    """On the in-memory network and the virtual clock, with the program's own reconnect grace."""
+    with memory_network():
+        host, guest, host_chain, guest_chain, proxy = await match_through_proxy(
+            tmp_path, {"cut": PHASES[phase], "before": before}, grace=GRACE
+        )
     assert proxy.cuts == 1, f"the {phase} cut never happened"
     assert (host.ended_by, guest.ended_by) == (SessionEnd.MATCH_OVER, SessionEnd.MATCH_OVER), (host.text, guest.text)
     assert [e.data for e in host_chain] == [e.data for e in guest_chain]
@@ -155,7 +169,7 @@ async def test_a_network_that_splits_writes_over_real_tcp(tmp_path: Path) -> Non
 
 
 async def test_a_peer_that_never_comes_back_loses_by_its_silence_in_the_record_of_the_one_that_waited(
-    tmp_path: Path,
+    tmp_path: Path, network_clock: trio.testing.MockClock
 ) -> None:
     """Cut mid-round and keep the proxy from forwarding again: both wait out the grace. Silence loses: a
     side the next entry is owed to signs its claim (``peer-gone``); a side that owes it first writes the
@@ -164,18 +178,19 @@ async def test_a_peer_that_never_comes_back_loses_by_its_silence_in_the_record_o
     answer); the secrets are gone, since neither match can be resumed."""
 
     class OneShot(CuttingProxy):
-        async def _serve(self, client: trio.SocketStream) -> None:
+        async def _serve(self, client: trio.abc.HalfCloseableStream) -> None:
             if self.cuts:
                 await trio.aclose_forcefully(client)
                 return
             await super()._serve(client)
 
     proxy_args = {"cut": PHASES["mid-turn"]}
-    host, guest, host_chain, guest_chain, _ = await match_through_proxy(
-        tmp_path, proxy_args, grace=2.0, proxy_class=OneShot
-    )
+    with memory_network():  # the program's own grace, a minute, on the virtual clock
+        host, guest, host_chain, guest_chain, _ = await match_through_proxy(
+            tmp_path, proxy_args, grace=GRACE, proxy_class=OneShot
+        )
     assert host.ended_by is SessionEnd.PEER_VANISHED and guest.ended_by is SessionEnd.PEER_VANISHED
-    assert "did not come back within 2 s" in guest.text
+    assert f"did not come back within {GRACE:g} s" in guest.text
     for seat, name, chain in ((0, "host.koikoi", host_chain), (1, "guest.koikoi", guest_chain)):
         entries = read_record(tmp_path / name).entries
         assert [e.data for e in entries] == [e.data for e in chain]
@@ -247,23 +262,22 @@ def test_kill_9_mid_round_then_koikoi_resume(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("before", [False, True], ids=["entry-delivered", "entry-lost-in-flight"])
 async def test_two_honest_peers_through_an_outage_longer_than_the_grace_resume_and_finish(
-    tmp_path: Path, before: bool
+    tmp_path: Path, before: bool, network_clock: trio.testing.MockClock
 ) -> None:
-    """Two honest peers, and the link down for one and a half times the reconnect grace (the 90 s outage of
-    a 60 s grace, scaled down). Each gives up at the end of the grace: the seat that owed writes the game's
-    move and claims, the other claims; then each waits one more grace for the other to answer. The link comes
-    back within it, the resume settles the claims that crossed (a claim takes its place; the entries it
-    displaced are written again after it, which refutes it), and the match plays to its end: both copies
-    the same, finished, verified (SPEC.md sections 6 to 8)."""
-    grace = 8.0  # seconds: the margin after the link comes back (half a grace) must hold on a loaded machine,
-    # two xdist workers and a neighbour: 4 s failed so there (a reconnect took longer than the 2 s margin)
+    """Two honest peers, and the link down for one and a half times the reconnect grace: the 90 s outage of
+    the program's 60 s grace, on the in-memory network and the virtual clock. Each gives up at the end of the
+    grace: the seat that owed writes the game's move and claims, the other claims; then each waits one more
+    grace for the other to answer. The link comes back within it, the resume settles the claims that crossed
+    (a claim takes its place; the entries it displaced are written again after it, which refutes it), and the
+    match plays to its end: both copies the same, finished, verified (SPEC.md sections 6 to 8)."""
+    grace = GRACE
 
     class Outage(CuttingProxy):
         """Refuses every connection for 1.5 graces after the cut, then forwards again."""
 
         cut_at: float | None = None
 
-        async def _serve(self, client: trio.SocketStream) -> None:
+        async def _serve(self, client: trio.abc.HalfCloseableStream) -> None:
             if self.cuts:
                 if self.cut_at is None:
                     self.cut_at = trio.current_time()
@@ -273,9 +287,10 @@ async def test_two_honest_peers_through_an_outage_longer_than_the_grace_resume_a
             await super()._serve(client)
 
     proxy_args = {"cut": PHASES["mid-turn"], "before": before}
-    host, guest, host_chain, guest_chain, _ = await match_through_proxy(
-        tmp_path, proxy_args, grace=grace, proxy_class=Outage
-    )
+    with memory_network():
+        host, guest, host_chain, guest_chain, _ = await match_through_proxy(
+            tmp_path, proxy_args, grace=grace, proxy_class=Outage
+        )
     assert (host.ended_by, guest.ended_by) == (SessionEnd.MATCH_OVER, SessionEnd.MATCH_OVER), (host.text, guest.text)
     assert [e.data for e in host_chain] == [e.data for e in guest_chain]
     claims = [e for e in host_chain if e.entry.kind == "goodbye" and e.entry.body[0] == "peer-gone"]

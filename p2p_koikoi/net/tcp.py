@@ -37,6 +37,7 @@ from p2p_koikoi.net.reach import (
     happy_eyeballs,
     interleave,
 )
+from p2p_koikoi.net.transport import transport
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.wire import RemoteProtocolError
 
@@ -168,14 +169,14 @@ async def listen_raw(
 async def _serve(
     lobby: Lobby[T], port: int, bind: str | None, on_listening: Callable[[list[Address]], Awaitable[None]] | None
 ) -> tuple[FramedChannel, T]:
-    listeners = await trio.open_tcp_listeners(port, host=bind)
+    opened = await transport().open_listeners(port, bind)
     try:
         if on_listening is not None:
-            await on_listening([Address(*listener.socket.getsockname()[:2]) for listener in listeners])
-        return await lobby.run(listeners)
+            await on_listening([Address(each.host, each.port) for each in opened])
+        return await lobby.run([each.listener for each in opened])
     finally:
-        for listener in listeners:
-            await listener.aclose()
+        for each in opened:
+            await each.listener.aclose()
 
 
 class CouldNotJoin(ConnectionLost):
@@ -215,19 +216,12 @@ async def _resolve(addresses: list[Address]) -> list[Address]:
     return [Address(host, port) for host in interleave(found)]
 
 
-async def _connect(address: Address) -> trio.SocketStream:
+async def _connect(address: Address) -> trio.abc.HalfCloseableStream:
     """One TCP connection, failing with a :class:`Failed` that keeps the reason (refused, unreachable)."""
-    family = socket.AF_INET6 if ":" in address.host else socket.AF_INET
-    sock = trio.socket.socket(family, socket.SOCK_STREAM)
     try:
-        await sock.connect((address.host, address.port))
+        return await transport().connect(address.host, address.port)
     except OSError as exc:
-        sock.close()
         raise Failed(Failure(str(address), classify_os_error(exc), exc.strerror or str(exc))) from None
-    except BaseException:
-        sock.close()
-        raise
-    return trio.SocketStream(sock)
 
 
 async def _greet(
@@ -310,14 +304,14 @@ async def dial_raw(address: Address, *, timeout: float = 15.0) -> FramedChannel:
     """Connect (happy eyeballs over every address the name has), without greeting."""
     targets = {str(a): a for a in await _resolve([address])}
 
-    async def attempt(name: str) -> trio.SocketStream:
+    async def attempt(name: str) -> trio.abc.HalfCloseableStream:
         return await _connect(targets[name])
 
-    async def release(stream: trio.SocketStream) -> None:
+    async def release(stream: trio.abc.HalfCloseableStream) -> None:
         await trio.aclose_forcefully(stream)
 
     try:
-        stream: trio.SocketStream = await happy_eyeballs(list(targets), attempt, timeout, release)
+        stream: trio.abc.HalfCloseableStream = await happy_eyeballs(list(targets), attempt, timeout, release)
     except AllFailed as exc:
         raise CouldNotJoin(explain(exc.failures, address.port, timeout)) from None
     return FramedChannel(stream)
@@ -331,13 +325,10 @@ async def dial(address: Address, key: bytes, *, timeout: float = 15.0) -> tuple[
 
 def _peer(stream: trio.abc.Stream) -> tuple[str, str]:
     """The peer's host (for the door) and its name (for messages)."""
-    if not isinstance(stream, trio.SocketStream):
+    found = transport().peer_of(stream)
+    if found is None:
         return "unknown", "unknown"
-    try:
-        host, port = stream.socket.getpeername()[:2]
-    except OSError:
-        return "unknown", "unknown"
-    return str(host), str(Address(host, port))
+    return found[0], str(Address(*found))
 
 
 def dialable(address: str) -> bool:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import trio
 import trio.testing
 
+from p2p_koikoi.net.transport import transport
 from p2p_koikoi.wire import SignedEntry
 
 
@@ -51,7 +52,8 @@ def trickle_stream_pair(
 
 
 class CuttingProxy:
-    """A loopback TCP proxy between a guest and a host, for network faults in tests.
+    """A loopback TCP proxy between a guest and a host, for network faults in tests (over the transport
+    of the run: real TCP, or a :mod:`~p2p_koikoi.testing.network` on the virtual clock).
 
     It forwards both directions, optionally in small random pieces with random delays (``chunk``,
     ``max_delay``, from a seeded generator, so writes are split and the two directions interleave
@@ -82,21 +84,21 @@ class CuttingProxy:
         self.port = 0
 
     async def run(self, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-        self.port = listeners[0].socket.getsockname()[1]
+        opened = await transport().open_listeners(0, "127.0.0.1")
+        self.port = opened[0].port
         task_status.started(self.port)
-        await trio.serve_listeners(self._serve, listeners)
+        await trio.serve_listeners(self._serve, [each.listener for each in opened])
 
-    async def _serve(self, client: trio.SocketStream) -> None:
+    async def _serve(self, client: trio.abc.HalfCloseableStream) -> None:
         try:
-            server = await trio.open_tcp_stream("127.0.0.1", self.target_port)
+            server = await transport().connect("127.0.0.1", self.target_port)
         except OSError:  # the host is not listening (yet): the dialler will try again
             await trio.aclose_forcefully(client)
             return
         armed = self._cut is not None and self.cuts == 0
         async with trio.open_nursery() as nursery:
 
-            async def pump(source: trio.SocketStream, sink: trio.SocketStream) -> None:
+            async def pump(source: trio.abc.HalfCloseableStream, sink: trio.abc.HalfCloseableStream) -> None:
                 from p2p_koikoi.wire import FrameDecoder, parse_frame
 
                 decoder = FrameDecoder()
@@ -134,7 +136,7 @@ class CuttingProxy:
         await trio.aclose_forcefully(client)
         await trio.aclose_forcefully(server)
 
-    async def _send(self, sink: trio.SocketStream, data: bytes) -> None:
+    async def _send(self, sink: trio.abc.Stream, data: bytes) -> None:
         if not data:
             return
         if self._chunk is None:
