@@ -173,7 +173,7 @@ class _DialBack:
         assert where is not None
         return channel, greeting, where
 
-    async def _connect(self, name: str) -> trio.SocketStream:
+    async def _connect(self, name: str) -> trio.abc.HalfCloseableStream:
         """A simultaneous open for the punch, an ordinary connect for any address (the relay's too)."""
         if name == self.punch and self.answer.punch is not None and self.punch_from is not None:
             try:
