@@ -11,6 +11,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from p2p_koikoi.app.identity import load_identity, our_fingerprint
 from p2p_koikoi.testing import KOIKOI, free_port, join_bot, koikoi_env, spawn_host
 
 
@@ -19,9 +20,10 @@ def _koikoi(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _named(home: Path, name: str) -> str:
-    """Give ``home``'s key the name it sends; its fingerprint."""
+    """Give ``home``'s key the name it sends; its fingerprint, as ``koikoi id`` shows it (the key made here
+    as the first program that needs it makes it: one ``koikoi id`` process is run, for Hana's)."""
     assert _koikoi(home, "id", "--name", name).returncode == 0
-    return _koikoi(home, "id").stdout.strip()
+    return our_fingerprint(load_identity(home / "config"))
 
 
 def _match(host_home: Path, host_replays: Path, guest_home: Path, guest_replays: Path) -> None:
@@ -42,7 +44,8 @@ def _short(fingerprint: str) -> str:
 
 def test_history_and_list_show_the_names_opponents_sent(tmp_path: Path) -> None:
     hana, taro, other = tmp_path / "hana", tmp_path / "taro", tmp_path / "other"
-    _named(hana, "Hana")
+    hana_fp = _named(hana, "Hana")
+    assert _koikoi(hana, "id").stdout.strip() == hana_fp
     taro_fp, other_fp = _named(taro, "Taro"), _named(other, "Taro")
     ours = tmp_path / "hana-replays"
     _match(hana, ours, taro, tmp_path / "taro-replays")
@@ -71,7 +74,6 @@ def test_history_and_list_show_the_names_opponents_sent(tmp_path: Path) -> None:
     assert "Note:" not in shown.stdout
     assert _koikoi(hana, "history", "Friend", "--replay-dir", str(ours)).returncode == 0
 
-    hana_fp = _koikoi(hana, "id").stdout.strip()
     theirs = _koikoi(taro, "history", "--replay-dir", str(tmp_path / "taro-replays"))
     assert f"Hana ({_short(hana_fp)})" in theirs.stdout, theirs.stdout
     listed = _koikoi(taro, "list", "--replay-dir", str(tmp_path / "taro-replays"))
