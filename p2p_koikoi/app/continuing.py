@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import trio
@@ -139,8 +139,18 @@ async def _guest_again(plan: Reconnect, session: MatchSession, identity: Ed25519
 async def _host_again(
     plan: Reconnect, session: MatchSession, identity: Ed25519PrivateKey, say: Callable[[str], None]
 ) -> FramedChannel:
+    """The host after a drop: it listens on its port again for the guest, which sends ``resume`` first."""
+    return await _listen_again(plan, say, lambda channel: resume_as_host(channel, session, identity, welcome=True))
+
+
+async def _listen_again(
+    plan: Reconnect, say: Callable[[str], None], resume: Callable[[FramedChannel], Awaitable[object]]
+) -> FramedChannel:
+    """Listen on the plan's port until a connection ``resume`` accepts (it raises for any other: the door
+    drops that one and says so, and listening goes on); the old socket may hold the port a moment."""
+
     async def admit(channel: FramedChannel, peer: str) -> str:
-        await resume_as_host(channel, session, identity, welcome=True)
+        await resume(channel)
         return peer
 
     async def dropped(item: Dropped) -> None:
@@ -236,20 +246,7 @@ async def _guest_listens_again(
 ) -> FramedChannel:
     """The reverse connection's guest after a drop: it listens on its port, as when the host first dialled
     it, and resumes with whoever proves to be the host (the resume checks the keys the match holds)."""
-
-    async def admit(channel: FramedChannel, peer: str) -> str:
-        await resume_as_guest(channel, session, identity)
-        return peer
-
-    async def dropped(item: Dropped) -> None:
-        say(f"Dropped a connection from {item.peer}: {item.reason}")
-
-    while True:
-        try:
-            channel, _ = await listen_raw(admit, port=plan.port, bind=plan.bind, on_dropped=dropped)
-            return channel
-        except OSError:  # the old socket may linger a moment; try again
-            await trio.sleep(0.5)
+    return await _listen_again(plan, say, lambda channel: resume_as_guest(channel, session, identity))
 
 
 async def _host_dials_again(plan: Reconnect, session: MatchSession, identity: Ed25519PrivateKey) -> FramedChannel:
