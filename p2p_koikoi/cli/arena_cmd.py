@@ -5,14 +5,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from p2p_koikoi.app.arena import ArenaRequestError, Progress, run_arena
 from p2p_koikoi.bots.registry import BOT_NAMES, UnknownBotError
 from p2p_koikoi.cli.checks import SEED_MAX, ranged
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
+
+if TYPE_CHECKING:
+    from p2p_koikoi.app.arena import Progress
 
 _BOTS = ", ".join(BOT_NAMES)
 
@@ -51,6 +53,8 @@ def arena(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Play BOT_A against BOT_B and print the win rate with its 95% interval, points, Koi-Koi and yaku."""
+    from p2p_koikoi.app.arena import ArenaRequestError, run_arena
+
     rules = build_rules(rules_name, overrides)
     if rounds is not None:
         rules = rules.with_option("rounds", str(rounds))

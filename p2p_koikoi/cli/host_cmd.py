@@ -20,8 +20,7 @@ from p2p_koikoi.cli.netopts import (
     stun_servers,
 )
 from p2p_koikoi.cli.tableopts import PlainOption, use_table
-from p2p_koikoi.net import DEFAULT_PORT
-from p2p_koikoi.net.timing import DEFAULT_TURN_LIMIT
+from p2p_koikoi.net import DEFAULT_PORT, DEFAULT_TURN_LIMIT
 
 if TYPE_CHECKING:
     pass

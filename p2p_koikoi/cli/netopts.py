@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from p2p_koikoi.app.closing import record_lines
 from p2p_koikoi.cli.checks import SEED_MAX, ranged
 from p2p_koikoi.cli.common import fail
 
@@ -92,6 +91,7 @@ def print_result(result: NetMatchResult) -> int:
     """The closing lines of a networked match; returns the exit code: 0 for a match played out, for a
     win by the opponent's forfeit or silence and for our own decline of the rules, 1 otherwise (a loss by
     leaving or silence, an adjournment, a violation, a lost connection)."""
+    from p2p_koikoi.app.closing import record_lines
     from p2p_koikoi.app.players import outcome_words
     from p2p_koikoi.session.match_session import SessionEnd
 

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from p2p_koikoi.app.closing import record_lines
 from p2p_koikoi.cli.checks import ranged
 from p2p_koikoi.cli.common import fail, one_line_errors, run_trio
 from p2p_koikoi.cli.netopts import BotOption, QuietOption, Seat, SeedOption, print_result
@@ -83,6 +82,8 @@ def resume(
     except RemoteProtocolError as exc:
         raise fail(f"the opponent broke the protocol while resuming: {exc}", 1) from None
     except KeyboardInterrupt:
+        from p2p_koikoi.app.closing import record_lines
+
         for line in record_lines(file, finished=False):
             typer.echo(line, err=True)
         raise fail("interrupted", 130) from None

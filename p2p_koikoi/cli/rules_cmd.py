@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from p2p_koikoi.cli.common import SetOption, build_rules, one_line_errors
-from p2p_koikoi.engine.ruledoc import describe, yaku_table_lines
 
 
 @one_line_errors
@@ -16,6 +15,8 @@ def rules(
     overrides: SetOption = None,
 ) -> None:
     """Print a rule set in words, every option with what it means, then its yaku and their points."""
+    from p2p_koikoi.engine.ruledoc import describe, yaku_table_lines
+
     rule_set = build_rules(preset_name, overrides)
     typer.echo(describe(rule_set))
     typer.echo("")

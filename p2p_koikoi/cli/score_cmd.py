@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from p2p_koikoi.app.calculator import calculate
 from p2p_koikoi.cli.checks import ranged
 from p2p_koikoi.cli.common import RulesOption, SetOption, build_rules, fail, one_line_errors
 
@@ -33,6 +32,8 @@ def score(
 
         example = f"{koikoi_command()} score pampas-moon sake-cup cherry-curtain"
         raise fail(f"no cards given: name the winner's captures (card ids, as in `{example}`)")
+    from p2p_koikoi.app.calculator import calculate
+
     report = calculate(
         build_rules(rules_name, overrides),
         cards,

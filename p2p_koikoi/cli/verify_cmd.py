@@ -10,7 +10,6 @@ import typer
 
 from p2p_koikoi.cli.checks import ranged
 from p2p_koikoi.cli.common import fail, one_line_errors
-from p2p_koikoi.record.verify import Verdict
 
 
 @one_line_errors
@@ -34,6 +33,7 @@ def verify(
 
     from p2p_koikoi.app.listing import resolve_record
     from p2p_koikoi.app.records import InputError, expand_paths, verify_paths
+    from p2p_koikoi.record.verify import Verdict
     from p2p_koikoi.ui.verify_view import error_json, render_json, render_text
 
     try:

@@ -5,3 +5,4 @@ without importing Trio.
 """
 
 DEFAULT_PORT = 7447
+DEFAULT_TURN_LIMIT = 90  # seconds a host offers to decide in (net/timing.py says why)

@@ -53,9 +53,9 @@ from dataclasses import dataclass
 
 import trio
 
-__all__ = ["DEFAULT_TURN_LIMIT", "MAX_RESUMES", "RECONNECTING", "FloorClock", "Timing"]
+from p2p_koikoi.net import DEFAULT_TURN_LIMIT  # with DEFAULT_PORT: the command line reads both without Trio
 
-DEFAULT_TURN_LIMIT = 90
+__all__ = ["DEFAULT_TURN_LIMIT", "MAX_RESUMES", "RECONNECTING", "FloorClock", "Timing"]
 
 
 @dataclass(frozen=True, slots=True)
