@@ -25,8 +25,10 @@ import pytest
 
 from p2p_koikoi.net.pcp import encode_map, parse_map_reply
 from p2p_koikoi.testing import KOIKOI, koikoi_env
-from p2p_koikoi.testing.processes import rest_of_output, stderr_lines_until
+from p2p_koikoi.testing.processes import stderr_lines_until
 from tests.netns_support import no_namespaces
+from tests.punch_support import answered_back
+from tests.verify_support import each_record_verifies
 
 # Network namespaces and their names are machine-wide: one xdist worker at a time runs the files that make them.
 pytestmark = pytest.mark.xdist_group("netns")
@@ -225,11 +227,7 @@ def test_the_guest_joins_through_the_router_with_the_invite_code(router: Router,
     assert guest.returncode == 0, guest.stderr
     assert host.returncode == 0
     assert "Connected to [fd77:1::2]:7447" in guest.stderr
-    records = sorted((tmp_path / "replays").glob("*.koikoi"))
-    assert len(records) == 2
-    for record in records:
-        verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
-        assert verified.returncode == 0, verified.stdout + verified.stderr
+    each_record_verifies(tmp_path / "replays")
     assert "dport 7447" not in router.pinholes()  # the host removed its pinhole on the way out
 
 
@@ -316,7 +314,8 @@ def test_an_unreachable_host_dials_the_guest_back_with_its_answer_code(router: R
     on IPv4 only, so the connection crosses the masquerade), and a whole match is played; both records
     verify."""
     replays = str(tmp_path / "replays")
-    outside, keep = ["ip", "netns", "exec", router.outside, *KOIKOI], ["--replay-dir", replays]
+    outside = ["ip", "netns", "exec", router.outside, *KOIKOI]
+    listening = ["--bot", "random", "--timeout", "5", "--no-upnp", "--bind", "10.77.2.2", "--replay-dir", replays]
     host = subprocess.Popen(
         ["ip", "netns", "exec", router.home, *KOIKOI, "host", "--port", str(PORT), "--no-upnp", *HOST_OPTIONS, replays],
         env=koikoi_env(tmp_path / "host"),
@@ -325,32 +324,21 @@ def test_an_unreachable_host_dials_the_guest_back_with_its_answer_code(router: R
         stderr=subprocess.PIPE,
         text=True,
     )
-    guest: subprocess.Popen[str] | None = None
-    try:
-        assert host.stderr is not None and host.stdin is not None
-        host_lines = stderr_lines_until(host, "koikoi join kk1:")
+    with answered_back(host, "koikoi join kk1:") as sides:
         assert any("paste it here and press Enter" in line for line in stderr_lines_until(host, "paste it here")), (
-            host_lines
+            sides.host_lines
         )
-        code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
         guest = subprocess.Popen(
-            [*outside, "join", code, "--bot", "random", "--timeout", "5", "--no-upnp", "--bind", "10.77.2.2", *keep],
+            [*outside, "join", sides.invite, *listening],
             env=koikoi_env(tmp_path / "guest"),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        guest_lines = stderr_lines_until(guest, "  kka1:")
-        answer = guest_lines[-1].strip()
-        host.stdin.write(answer + "\n")
-        host.stdin.flush()
-        guest_err = rest_of_output(guest, 120)[1]
-        host_err = rest_of_output(host, 60)[1]
-    finally:
-        for process in (host, guest):
-            if process is not None:
-                process.kill()
-                process.wait(timeout=10)
+        sides.join(guest)
+        sides.paste()
+        sides.finish()
+    guest_lines, guest_err, host_err = sides.guest_lines, sides.guest_err, sides.host_err
     assert guest.returncode == 0, guest_lines + guest_err.splitlines()
     assert host.returncode == 0, host_err
     said = "\n".join(guest_lines)
@@ -358,8 +346,4 @@ def test_an_unreachable_host_dials_the_guest_back_with_its_answer_code(router: R
     assert "Traceback" not in guest_err + host_err
     assert "Dialling the guest back at 10.77.2.2:7447..." in host_err, host_err
     assert "Guest 10.77.2.2:7447 accepted the rules" in host_err, host_err  # over IPv4, through the masquerade
-    records = sorted((tmp_path / "replays").glob("*.koikoi"))
-    assert len(records) == 2
-    for record in records:
-        verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
-        assert verified.returncode == 0, verified.stdout + verified.stderr
+    each_record_verifies(tmp_path / "replays")

@@ -14,50 +14,21 @@ from pathlib import Path
 
 import pytest
 
-from p2p_koikoi.testing import KOIKOI, koikoi_env
-from p2p_koikoi.testing.processes import rest_of_output, stderr_lines_until
-from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair, namespaces_allowed, nat_pair
-from tests.netns_support import no_namespaces
+from p2p_koikoi.testing import KOIKOI
+from p2p_koikoi.testing.processes import stderr_lines_until
+from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair
+from tests.punch_support import RULES, AnswerBack, both_ended_well, common_options, homes_behind, punched_match
+from tests.verify_support import each_record_verifies
 
 # Network namespaces and their names are machine-wide: one xdist worker at a time runs the files that make them.
 pytestmark = pytest.mark.xdist_group("netns")
 
-STUN_AT = f"{STUN[0]}:{STUN[1]}"
-RULES = ["--rules", "lemme", "--rounds", "3"]
+RELAY = ["--relay", f"turn:10.88.20.1:{STUN[1]}", "--relay-user", TURN_USER, "--relay-password", TURN_PASSWORD]
 
 
 @pytest.fixture
 def eim_pair(tmp_path: Path) -> Iterator[NatPair]:
-    reason = namespaces_allowed()
-    if reason:
-        no_namespaces(reason)
-    with nat_pair(tmp_path / "coturn.log", Mapping.EIM, Mapping.EIM) as net:
-        yield net
-    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout.split()
-    assert not set(net.made) & set(left)
-
-
-def spawn_host(net: NatPair, home: Path, args: list[str]) -> subprocess.Popen[str]:
-    """``koikoi host`` on port 7447 in home A, its three streams piped (the answer code goes to its stdin)."""
-    return subprocess.Popen(
-        [*net.exec(net.a), *KOIKOI, "host", "--port", "7447", *args],
-        env=koikoi_env(home / "host"),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def spawn_guest(net: NatPair, home: Path, code: str, args: list[str]) -> subprocess.Popen[str]:
-    """``koikoi join CODE`` in home B, its output piped."""
-    return subprocess.Popen(
-        [*net.exec(net.b), *KOIKOI, "join", code, *args],
-        env=koikoi_env(home / "guest"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    yield from homes_behind(tmp_path, Mapping.EIM, Mapping.EIM)
 
 
 def test_the_stun_client_learns_its_public_endpoint_from_coturn(eim_pair: NatPair) -> None:
@@ -77,175 +48,78 @@ def test_the_stun_client_learns_its_public_endpoint_from_coturn(eim_pair: NatPai
 
 
 def test_a_whole_match_over_a_hole_punched_through_two_nats(eim_pair: NatPair, tmp_path: Path) -> None:
-    net = eim_pair
-    replays = str(tmp_path / "replays")
-    common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", replays]
-    host = spawn_host(net, tmp_path, [*RULES, *common])
-    guest: subprocess.Popen[str] | None = None
-    try:
-        assert host.stdin is not None
-        host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
-        code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
-        guest = spawn_guest(net, tmp_path, code, ["--timeout", "3", *common])
-        guest_lines = stderr_lines_until(guest, "  kka1:")
-        host.stdin.write(guest_lines[-1].strip() + "\n")
-        host.stdin.flush()
-        guest_err = rest_of_output(guest, 120)[1]
-        host_err = rest_of_output(host, 60)[1]
-    finally:
-        for process in (host, guest):
-            if process is not None:
-                process.kill()
-                process.wait(timeout=10)
-    said = "\n".join(guest_lines) + guest_err
-    assert guest.returncode == 0, said
-    assert host.returncode == 0, host_err
+    common = common_options(tmp_path)
+    sides = punched_match(eim_pair, tmp_path, [*RULES, *common], ["--timeout", "3", *common])
+    said, host_err = both_ended_well(sides), sides.host_err
     assert "Traceback" not in said + host_err
     assert "Could not reach the host: " in said
     assert "punching from 10.88.20.2:" in said, said  # the guest's candidate, from coturn
     assert "The punch to the host at 10.88.10.2:" in said, said
     assert "and punching to 10.88.20.2:" in host_err, host_err
     assert "Guest 10.88.20.2:" in host_err, host_err  # seated over the punched connection
-    records = sorted((tmp_path / "replays").glob("*.koikoi"))
-    assert len(records) == 2
-    for record in records:
-        verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
-        assert verified.returncode == 0, verified.stdout + verified.stderr
+    each_record_verifies(tmp_path / "replays")
 
 
 @pytest.fixture
 def edm_pair(tmp_path: Path) -> Iterator[NatPair]:
-    reason = namespaces_allowed()
-    if reason:
-        no_namespaces(reason)
-    with nat_pair(tmp_path / "coturn.log", Mapping.EDM, Mapping.EDM) as net:
-        yield net
+    yield from homes_behind(tmp_path, Mapping.EDM, Mapping.EDM)
 
 
 def test_two_symmetric_nats_fall_back_to_the_relay(edm_pair: NatPair, tmp_path: Path) -> None:
     """EDM x EDM (``masquerade fully-random`` on both routers): no direct rung can work, so the guest also
     allocates a relayed address on coturn (TURN over TCP, RFC 6062) and lets the host's public address in;
     the host dials it as any address in the answer, and the whole match goes through the relay."""
-    net = edm_pair
-    replays = str(tmp_path / "replays")
-    common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", replays]
-    relay = ["--relay", f"turn:10.88.20.1:{STUN[1]}", "--relay-user", TURN_USER, "--relay-password", TURN_PASSWORD]
-    host = spawn_host(net, tmp_path, [*RULES, *common])
-    guest: subprocess.Popen[str] | None = None
-    try:
-        assert host.stdin is not None
-        host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
-        code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
-        guest = spawn_guest(net, tmp_path, code, ["--timeout", "3", *common, *relay])
-        guest_lines = stderr_lines_until(guest, "  kka1:")
-        host.stdin.write(guest_lines[-1].strip() + "\n")
-        host.stdin.flush()
-        guest_err = rest_of_output(guest, 120)[1]
-        host_err = rest_of_output(host, 60)[1]
-    finally:
-        for process in (host, guest):
-            if process is not None:
-                process.kill()
-                process.wait(timeout=10)
-    said = "\n".join(guest_lines) + guest_err
-    assert guest.returncode == 0, said
-    assert host.returncode == 0, host_err
+    common = common_options(tmp_path)
+    sides = punched_match(edm_pair, tmp_path, [*RULES, *common], ["--timeout", "3", *common, *RELAY])
+    said, host_err = both_ended_well(sides), sides.host_err
     assert "Traceback" not in said + host_err
     assert "The host came through the relay at 10.88.10.1:" in said, said
     assert "Guest 10.88.10.1:" in host_err, host_err  # seated through the relay's address
-    records = sorted((tmp_path / "replays").glob("*.koikoi"))
-    assert len(records) == 2
-    for record in records:
-        verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
-        assert verified.returncode == 0, verified.stdout + verified.stderr
+    each_record_verifies(tmp_path / "replays")
+
+
+def _reset_for_a_moment(net: NatPair, sides: AnswerBack) -> None:
+    """Once the match is under way, the host's router resets every TCP connection it forwards for a moment
+    (an nftables reject), then forwards as before."""
+    cut = ["ip", "netns", "exec", net.routers[0], "nft"]
+    sides.host_lines += stderr_lines_until(sides.host, "accepted the rules")
+    time.sleep(0.3)
+    subprocess.run([*cut, "insert rule inet nat_pair forward meta l4proto tcp reject with tcp reset"], check=True)
+    time.sleep(0.5)
+    subprocess.run([*cut, "flush chain inet nat_pair forward"], check=True)
+    rules = "add rule inet nat_pair forward ct state established,related accept; "
+    rules += f'add rule inet nat_pair forward iifname "{net.tag}ral" accept'
+    subprocess.run([*cut, "-f", "-"], input=rules, text=True, check=True)
+
+
+def _cut_and_mended(net: NatPair, tmp_path: Path, guest_args: list[str]) -> str:
+    """A Nintendo match between the two homes, the host's router resetting the connection mid-match: both
+    sides felt the cut and mended it, both exited 0, both records verify. Returns what the guest said."""
+    common = common_options(tmp_path)
+    sides = punched_match(
+        net,
+        tmp_path,
+        ["--rules", "nintendo", *common],
+        ["--timeout", "3", *common, *guest_args],
+        meanwhile=lambda sides: _reset_for_a_moment(net, sides),
+        guest_seconds=180,
+    )
+    said = both_ended_well(sides)
+    for side in (said, sides.host_err):  # the cut was felt, and mended, on both sides
+        assert "Connection lost" in side and "Connection back; the match goes on." in side, side
+    each_record_verifies(tmp_path / "replays")
+    return said
 
 
 def test_a_punched_match_cut_mid_way_is_punched_again(eim_pair: NatPair, tmp_path: Path) -> None:
     """EIM x EIM, punched; mid-match the host's router resets the connection (an nftables reject for a
     moment): both sides punch again from the same ports, resume, and the match is played out."""
-    net = eim_pair
-    replays = str(tmp_path / "replays")
-    common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", replays]
-    host = spawn_host(net, tmp_path, ["--rules", "nintendo", *common])
-    guest: subprocess.Popen[str] | None = None
-    cut = ["ip", "netns", "exec", net.routers[0], "nft"]
-    try:
-        assert host.stdin is not None
-        host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
-        code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
-        guest = spawn_guest(net, tmp_path, code, ["--timeout", "3", *common])
-        guest_lines = stderr_lines_until(guest, "  kka1:")
-        host.stdin.write(guest_lines[-1].strip() + "\n")
-        host.stdin.flush()
-        host_lines += stderr_lines_until(host, "accepted the rules")
-        time.sleep(0.3)
-        subprocess.run([*cut, "insert rule inet nat_pair forward meta l4proto tcp reject with tcp reset"], check=True)
-        time.sleep(0.5)
-        subprocess.run([*cut, "flush chain inet nat_pair forward"], check=True)
-        rules = "add rule inet nat_pair forward ct state established,related accept; "
-        rules += f'add rule inet nat_pair forward iifname "{net.tag}ral" accept'
-        subprocess.run([*cut, "-f", "-"], input=rules, text=True, check=True)
-        guest_err = rest_of_output(guest, 180)[1]
-        host_err = rest_of_output(host, 60)[1]
-    finally:
-        for process in (host, guest):
-            if process is not None:
-                process.kill()
-                process.wait(timeout=10)
-    said = "\n".join(guest_lines) + guest_err
-    assert guest.returncode == 0, said
-    assert host.returncode == 0, "\n".join(host_lines) + host_err
-    for side in (said, host_err):  # the cut was felt, and mended, on both sides
-        assert "Connection lost" in side and "Connection back; the match goes on." in side, side
-    records = sorted((tmp_path / "replays").glob("*.koikoi"))
-    assert len(records) == 2
-    for record in records:
-        verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
-        assert verified.returncode == 0, verified.stdout + verified.stderr
+    _cut_and_mended(eim_pair, tmp_path, [])
 
 
 def test_a_relayed_match_cut_mid_way_is_relayed_again(edm_pair: NatPair, tmp_path: Path) -> None:
     """EDM x EDM, relayed; mid-match the host's router resets the host's connection to the relay for a
     moment (the relay then closes the guest's side too): the host dials the relayed address again, the
     guest accepts the connection the relay announces, they resume, and the match is played out."""
-    net = edm_pair
-    replays = str(tmp_path / "replays")
-    common = ["--bot", "random", "--no-upnp", "--stun", STUN_AT, "--replay-dir", replays]
-    relay = ["--relay", f"turn:10.88.20.1:{STUN[1]}", "--relay-user", TURN_USER, "--relay-password", TURN_PASSWORD]
-    host = spawn_host(net, tmp_path, ["--rules", "nintendo", *common])
-    guest: subprocess.Popen[str] | None = None
-    cut = ["ip", "netns", "exec", net.routers[0], "nft"]
-    try:
-        assert host.stdin is not None
-        host_lines = stderr_lines_until(host, "punching from 10.88.10.2:")
-        code = next(line for line in host_lines if "kk1:" in line).split("koikoi join ")[1]
-        guest = spawn_guest(net, tmp_path, code, ["--timeout", "3", *common, *relay])
-        guest_lines = stderr_lines_until(guest, "  kka1:")
-        host.stdin.write(guest_lines[-1].strip() + "\n")
-        host.stdin.flush()
-        host_lines += stderr_lines_until(host, "accepted the rules")
-        time.sleep(0.3)
-        subprocess.run([*cut, "insert rule inet nat_pair forward meta l4proto tcp reject with tcp reset"], check=True)
-        time.sleep(0.5)
-        subprocess.run([*cut, "flush chain inet nat_pair forward"], check=True)
-        rules = "add rule inet nat_pair forward ct state established,related accept; "
-        rules += f'add rule inet nat_pair forward iifname "{net.tag}ral" accept'
-        subprocess.run([*cut, "-f", "-"], input=rules, text=True, check=True)
-        guest_err = rest_of_output(guest, 180)[1]
-        host_err = rest_of_output(host, 60)[1]
-    finally:
-        for process in (host, guest):
-            if process is not None:
-                process.kill()
-                process.wait(timeout=10)
-    said = "\n".join(guest_lines) + guest_err
-    assert guest.returncode == 0, said
-    assert host.returncode == 0, "\n".join(host_lines) + host_err
+    said = _cut_and_mended(edm_pair, tmp_path, RELAY)
     assert "The host came through the relay" in said, said
-    for side in (said, host_err):  # the cut was felt, and mended, on both sides
-        assert "Connection lost" in side and "Connection back; the match goes on." in side, side
-    records = sorted((tmp_path / "replays").glob("*.koikoi"))
-    assert len(records) == 2
-    for record in records:
-        verified = subprocess.run([*KOIKOI, "verify", str(record)], capture_output=True, text=True, check=False)
-        assert verified.returncode == 0, verified.stdout + verified.stderr
