@@ -10,10 +10,6 @@ otherwise), and does ``koikoi verify`` on that record say the same?
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +22,7 @@ from p2p_koikoi.session.match_session import MatchSession, Stage
 from p2p_koikoi.testing.adversary import Duel, Tamper, forge, signing_key
 from p2p_koikoi.wire import SignedEntry
 from p2p_koikoi.wire.frames import Frame
+from tests.verify_support import verify_json
 
 __all__ = ["Liar", "Verdict", "assert_caught", "at_move", "fork", "last_own_entry", "note_entry", "verify_record"]
 
@@ -112,20 +109,9 @@ class Verdict:
 
 def verify_record(path: Path) -> Verdict:
     """Run ``koikoi verify FILE --json`` as a user would, and read its finding."""
-    done = subprocess.run(
-        [sys.executable, "-m", "p2p_koikoi", "verify", str(path), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-    )
-    assert "Traceback" not in done.stderr, done.stderr
-    (output,) = json.loads(done.stdout)  # always a list, one report per file
+    code, output = verify_json(path)
     finding = output.get("failure") or {}
-    return Verdict(
-        done.returncode, output["verdict"], finding.get("reason"), finding.get("blame"), finding.get("entry"), output
-    )
+    return Verdict(code, output["verdict"], finding.get("reason"), finding.get("blame"), finding.get("entry"), output)
 
 
 def assert_caught(

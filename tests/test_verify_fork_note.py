@@ -14,13 +14,8 @@ choosing otherwise, and the two sides resumed against each other over a memory s
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 import trio
@@ -35,6 +30,7 @@ from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.wire import SignedEntry
 from p2p_koikoi.wire.resume_proof import RESUME_DOMAIN, ResumeClaim, proof_bytes
 from tests.test_resume_fork import Forked, fork_by, resume_pair
+from tests.verify_support import verify_json
 
 WHOSE = ("host", "guest")
 
@@ -91,21 +87,6 @@ def with_note(directory: Path, found: Caught, blame: int | None, evidence: bytes
     writer.close()
     assert writer.path is not None
     return writer.path
-
-
-def verify_json(path: Path) -> tuple[int, dict[str, Any]]:
-    """``koikoi verify FILE --json`` as a user runs it: its exit code and its one report."""
-    done = subprocess.run(
-        [sys.executable, "-m", "p2p_koikoi", "verify", str(path), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-    )
-    assert "Traceback" not in done.stderr, done.stderr
-    (report,) = json.loads(done.stdout)
-    return done.returncode, report
 
 
 def walked(path: Path) -> VerifyReport:
