@@ -7,6 +7,7 @@ Cheaters are honest state machines with one outgoing message altered (see
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import pytest
 from test_fairness_support import CONTEXT, IDENTITY_KEYS, SECRETS, Pipe, honest_round
@@ -62,6 +63,22 @@ def scalar(n: int) -> bytes:
     return n.to_bytes(32, "little")
 
 
+def a_shows_altered(alter: Callable[[Show], Show], nth: int) -> Pipe:
+    """Deal, then A (seat 0) plays its ``nth`` hand card, the ``show`` it sends for it being what ``alter``
+    makes of the true one; returns the pipe once the honest side raised."""
+
+    def tamper(seat: int, message: Message) -> Message | None:
+        return alter(message) if isinstance(message, Show) else message
+
+    pipe = Pipe(tamper=tamper, cheater=0)
+    pipe.shuffle()
+    pipe.initial()
+    a = pipe.sides[0]
+    with pytest.raises(CheatingDetected):
+        pipe.step(0, a.show([a.plan.hand(0)[nth]]))
+    return pipe
+
+
 # -- substituted, duplicated and dropped cards ----------------------------------------------
 
 
@@ -83,19 +100,12 @@ def test_a_substituted_card_is_caught_on_its_deck() -> None:
 
 
 def test_a_substituted_card_at_play_is_caught() -> None:
-    def tamper(seat: int, message: Message) -> Message | None:
-        if isinstance(message, Show):
-            # A plays one card but claims another.
-            claimed = Card((message.cards[0] + 1) % 48)
-            return Show(message.positions, (claimed,), message.keys)
-        return message
+    def claim_another(show: Show) -> Show:
+        # A plays one card but claims another.
+        claimed = Card((show.cards[0] + 1) % 48)
+        return Show(show.positions, (claimed,), show.keys)
 
-    pipe = Pipe(tamper=tamper, cheater=0)
-    pipe.shuffle()
-    pipe.initial()
-    a = pipe.sides[0]
-    with pytest.raises(CheatingDetected):
-        pipe.step(0, a.show([a.plan.hand(0)[0]]))
+    pipe = a_shows_altered(claim_another, 0)
     caught(pipe, 1, 0, Reason.CLAIM_MISMATCH, Show)
 
 
@@ -309,15 +319,5 @@ def test_showing_a_position_outside_ones_hand_is_caught() -> None:
 
 
 def test_a_wrong_key_in_a_shown_card_is_caught() -> None:
-    def tamper(seat: int, message: Message) -> Message | None:
-        if isinstance(message, Show):
-            return Show(message.positions, message.cards, (scalar(4242),))
-        return message
-
-    pipe = Pipe(tamper=tamper, cheater=0)
-    pipe.shuffle()
-    pipe.initial()
-    a = pipe.sides[0]
-    with pytest.raises(CheatingDetected):
-        pipe.step(0, a.show([a.plan.hand(0)[1]]))
+    pipe = a_shows_altered(lambda show: Show(show.positions, show.cards, (scalar(4242),)), 1)
     caught(pipe, 1, 0, Reason.WRONG_KEY, Show)
