@@ -20,40 +20,21 @@ from p2p_koikoi.engine import MatchContext, Phase
 from p2p_koikoi.record.verify import VerifyReport
 from p2p_koikoi.referee import Claim, Ending, Stage
 from p2p_koikoi.session.match_session import MatchSession, SessionEnd, Waiting
-from p2p_koikoi.testing import SessionPair, decide, deterministic_entropy, pipe_sessions, session_pair
+from p2p_koikoi.testing import SessionPair, deterministic_entropy, pipe_sessions, session_pair
 from p2p_koikoi.wire import SignedEntry
+from tests import stepping
 from tests.record_support import verify_entries
 
 RULES = SHORT_NINTENDO
 AGENTS = (RandomAgent(1), RandomAgent(2))
 
 
-def _step(pair: SessionPair) -> bool:
-    """Deliver every entry in flight and make every decision due, once; False when nothing moved."""
-    moved = False
-    for seat, session in enumerate(pair.sessions):
-        for signed in session.take_outgoing():
-            other = pair.sessions[1 - seat]
-            if other.takes_entries:
-                other.receive(signed)
-                moved = True
-    if moved:
-        return True  # decide only when nothing is in flight, so a stop point sees a settled chain
-    for seat, session in enumerate(pair.sessions):
-        moved = decide(session, AGENTS[seat]) or moved
-    return moved
-
-
 def play_until(
     pair: SessionPair, stop: Callable[[SessionPair], bool], limit: int = 5_000, *, settled: bool = True
 ) -> None:
-    """Play until ``stop`` holds (when ``settled``, only at a moment with nothing in flight)."""
-    for _ in range(limit):
-        quiet = not settled or not any(session.outgoing for session in pair.sessions)
-        if quiet and stop(pair):
-            return
-        assert _step(pair), "the sessions are stuck"
-    raise AssertionError("the stop point never came")
+    """Play with this file's agents until ``stop`` holds (when ``settled``, only at a moment with nothing in
+    flight)."""
+    stepping.play_until(pair, stop, AGENTS, limit, settled=settled)
 
 
 def new_pair(label: bytes) -> SessionPair:

@@ -31,11 +31,12 @@ from p2p_koikoi.record.reader import read_record
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.referee import Ending
 from p2p_koikoi.session.match_session import MatchSession, SessionEnd, Waiting
-from p2p_koikoi.testing import SessionPair, decide, deterministic_entropy, pipe_sessions, session_pair
+from p2p_koikoi.testing import SessionPair, deterministic_entropy, pipe_sessions, session_pair
 from p2p_koikoi.wire import VERSION, Entry, RemoteProtocolError, SignedEntry, public_bytes
 from p2p_koikoi.wire.entry import STATE_BYTES
 from p2p_koikoi.wire.frames import Frame, Resume, ResumeProof
 from tests.record_support import verify_entries
+from tests.stepping import play_until
 
 RULES = SHORT_NINTENDO
 AGENTS = (RandomAgent(1), RandomAgent(2))
@@ -43,29 +44,6 @@ LABEL = b"outage"
 
 
 # ---------------------------------------------------------------- the match up to the lost link
-
-
-def _step(pair: SessionPair) -> bool:
-    moved = False
-    for seat, session in enumerate(pair.sessions):
-        for signed in session.take_outgoing():
-            other = pair.sessions[1 - seat]
-            if other.takes_entries:
-                other.receive(signed)
-                moved = True
-    if moved:
-        return True
-    for seat, session in enumerate(pair.sessions):
-        moved = decide(session, AGENTS[seat]) or moved
-    return moved
-
-
-def play_until(pair: SessionPair, stop: Callable[[SessionPair], bool]) -> None:
-    for _ in range(5_000):
-        if not any(session.outgoing for session in pair.sessions) and stop(pair):
-            return
-        assert _step(pair), "the sessions are stuck"
-    raise AssertionError("the stop point never came")
 
 
 def owes_its_second_move(seat: int) -> Callable[[SessionPair], bool]:
@@ -109,7 +87,7 @@ def outage(accused: int, *, gave_up: bool) -> Outage:
     """The accused moves, the link dies with the move in flight, and the other claims its silence; with
     ``gave_up`` the accused, which now waits for the other, claims the other's silence in turn."""
     pair = session_pair(RULES, deterministic_entropy(LABEL))
-    play_until(pair, owes_its_second_move(accused))
+    play_until(pair, owes_its_second_move(accused), AGENTS)
     o, w = pair.sessions[accused], pair.sessions[1 - accused]
     place = len(o.chain.entries)
     assert len(w.chain.entries) == place
@@ -261,7 +239,7 @@ async def test_a_session_stopped_on_its_own_claim_resumes_and_sends_it(lost: boo
     refutable), and resuming sends the claim as an entry the guest lacks, once, even when it is still in
     the host's outbox (written while the guest was gone); the guest answers it."""
     pair = session_pair(RULES, deterministic_entropy(LABEL))
-    play_until(pair, owes_its_second_move(1))
+    play_until(pair, owes_its_second_move(1), AGENTS)
     host, guest = pair.sessions
     assert host.peer_vanished("the opponent was gone")
     assert host.waiting is Waiting.DONE and host.ending_refutable
@@ -292,7 +270,7 @@ async def test_one_seat_signing_two_entries_at_one_seq_is_still_a_fork(twin_clai
     not follow one ``prev``, and each side raises. Either way the host blames the guest, with the guest's
     signed head as evidence."""
     pair = session_pair(RULES, deterministic_entropy(LABEL))
-    play_until(pair, owes_its_second_move(1))
+    play_until(pair, owes_its_second_move(1), AGENTS)
     host, guest = pair.sessions
     place = len(guest.chain.entries)
     twin = MatchSession.restore(1, pair.keys[1], list(guest.chain.entries), guest.master_secret)
