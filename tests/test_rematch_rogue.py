@@ -12,27 +12,23 @@ about another match, or its player, can put a frame of its own on the wire:
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.app import netplay
-from p2p_koikoi.app.netplay import HostOptions, JoinOptions, NetMatchResult, host_match, join_match
+from p2p_koikoi.app.netplay import NetMatchResult
 from p2p_koikoi.app.players import BotPlayer
-from p2p_koikoi.app.records import verify_paths
 from p2p_koikoi.bots import RandomAgent
-from p2p_koikoi.engine import preset
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.rematch import Verdict
-from p2p_koikoi.net.tcp import Address
 from p2p_koikoi.record.reader import read_record
-from p2p_koikoi.record.verify import Verdict as RecordVerdict
 from p2p_koikoi.wire.frames import Answer, Rematch
+from tests.rematch_support import play_series
+from tests.verify_support import all_verify
 
 Again = Callable[[Path | None], Awaitable[bool]]
 BROKE = "No further match: the opponent broke the protocol after the match (bad-frame)"
@@ -81,47 +77,8 @@ async def _series(
     guest_says: Again,
     guest_player: Callable[[int], BotPlayer] | None = None,
 ) -> tuple[NetMatchResult, NetMatchResult, Path]:
-    monkeypatch.setenv("KOIKOI_HOME", str(tmp_path / "home"))
-    keys = iter([Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()])
-    monkeypatch.setattr(netplay, "load_identity", lambda: next(keys))  # the host's key, then the guest's
     monkeypatch.setattr(netplay, "dial_patiently", rogue.wrap(netplay.dial_patiently))  # only the guest dials
-    replays = tmp_path / "replays"
-    options = HostOptions(preset("lemme").with_option("rounds", "3"), 0, "127.0.0.1", 0, replays, upnp=False)
-    ports: list[int] = []
-    listening = trio.Event()
-    said: list[str] = []
-
-    def host_say(line: str) -> None:
-        said.append(line)
-        found = re.search(r"on port (\d+)", line)
-        if found and not ports:
-            ports.append(int(found.group(1)))
-            listening.set()
-
-    results: dict[int, NetMatchResult] = {}
-
-    async def host() -> None:
-        player = lambda seat: BotPlayer(RandomAgent(7), seat)  # noqa: E731 - a new player for each match
-        results[0] = await host_match(options, player, host_say, _no, host_says)
-
-    async def guest() -> None:
-        await listening.wait()
-        join = JoinOptions((Address("127.0.0.1", ports[0]),), replays)
-        player = guest_player or (lambda seat: BotPlayer(RandomAgent(8), seat))
-        results[1] = await join_match(join, player, lambda line: None, _no, guest_says)
-
-    with trio.fail_after(120):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(host)
-            nursery.start_soon(guest)
-    return results[0], results[1], replays
-
-
-def _all_verify(replays: Path, count: int) -> None:
-    records = sorted(replays.glob("*.koikoi"))
-    assert len(records) == count, records
-    reports = verify_paths(records, jobs=1)
-    assert [r.verdict for r in reports] == [RecordVerdict.VERIFIED] * count, reports
+    return await play_series(tmp_path, monkeypatch, host_says, guest_says, guest_player)
 
 
 async def test_a_second_answer_ends_the_series_with_one_line(tmp_path, monkeypatch) -> None:
@@ -136,7 +93,7 @@ async def test_a_second_answer_ends_the_series_with_one_line(tmp_path, monkeypat
     assert len(host.notes) == 1 and host.notes[0].startswith(BROKE), host.notes
     assert "a second answer about another match" in host.notes[0]
     assert guest.ok and guest.notes == [Verdict.LOST.line]  # the host parted: the rogue is told so, no more
-    _all_verify(replays, 2)
+    all_verify(replays, 2)
 
 
 async def test_an_answer_naming_another_match_ends_the_series_with_one_line(tmp_path, monkeypatch) -> None:
@@ -152,7 +109,7 @@ async def test_an_answer_naming_another_match_ends_the_series_with_one_line(tmp_
     assert len(host.notes) == 1 and host.notes[0].startswith(BROKE), host.notes
     assert "another frame where the answer about another match belongs" in host.notes[0]
     assert guest.ok and guest.notes == [Verdict.LOST.line]
-    _all_verify(replays, 2)
+    all_verify(replays, 2)
 
 
 class _RematchMidMatch(BotPlayer):
@@ -185,4 +142,4 @@ async def test_a_rematch_frame_mid_match_is_a_connection_fault_and_the_match_goe
     assert host.record is not None
     notes = [n for n in read_record(host.record).notes if n.reason == "bad-frame"]
     assert notes and "a rematch frame in the middle of the match" in notes[0].text, read_record(host.record).notes
-    _all_verify(replays, 2)
+    all_verify(replays, 2)
