@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,8 +18,11 @@ from pathlib import Path
 import pytest
 
 from p2p_koikoi.net.rematch import Verdict
-from p2p_koikoi.testing.processes import KOIKOI, free_port, koikoi_env, wait_listening
+from p2p_koikoi.testing.processes import free_port, wait_listening
 from tests.test_ui_tmux import Pane, Seen, first_taking_card
+from tests.tmux_support import ended as _ended  # test_reverse_tmux takes these three from here
+from tests.tmux_support import exit_code as _exit
+from tests.verify_support import folder_verifies as _verified
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed: the table is driven in it")
 
@@ -86,27 +88,6 @@ def _second_match_dealt(screen: str) -> bool:
     round that ends at the deal (a hand yaku, a misdeal) covers the log with its round-end panel at once,
     so the first round's header or panel counts too: the first match's end screen shows its last round."""
     return "Match over" not in screen and (NEXT in screen or re.search(r"Round 1 (of|is over)", screen) is not None)
-
-
-def _ended(pane: Pane) -> str:
-    pane.wait(lambda s: "[exit" in s, 60, "the program to end")
-    return pane.screen(joined=True, history=True)
-
-
-def _exit(screen: str) -> int:
-    found = re.search(r"\[exit (\d+)\]", screen)
-    assert found is not None, screen
-    return int(found.group(1))
-
-
-def _verified(replays: Path, count: int) -> None:
-    records = sorted(replays.glob("*.koikoi"))
-    assert len(records) == count, records
-    out = subprocess.run(
-        [*KOIKOI, "verify", str(replays)], env=koikoi_env(replays.parent / "checker"), capture_output=True, text=True
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert f"{count} of {count} verified." in out.stderr and out.stdout.count("OK: ") == count, out.stdout
 
 
 def test_both_press_r_at_the_table_and_a_second_match_is_played_on_the_same_connection(tmp_path: Path) -> None:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,8 +17,10 @@ import trio.testing
 
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.rematch import Verdict, agree
-from p2p_koikoi.testing.processes import KOIKOI, free_port, koikoi_env, wait_listening
+from p2p_koikoi.testing.processes import free_port, wait_listening
 from tests.test_ui_tmux import Pane
+from tests.tmux_support import ended, exit_code
+from tests.verify_support import folder_verifies
 
 ASKED = "Another match? [r: yes, Enter: no]"
 
@@ -46,28 +46,6 @@ def _asked(pane: Pane, times: int) -> None:
     pane.wait(lambda s: s.count(ASKED) >= times, 120, f"the question of another match ({times})", history=True)
 
 
-def _ended(pane: Pane) -> str:
-    """The whole pane once the program ended, lines the terminal wrapped put back together."""
-    pane.wait(lambda s: "[exit" in s, 60, "the program to end", history=True)
-    return pane.screen(joined=True, history=True)
-
-
-def _verified(replays: Path, count: int) -> None:
-    records = sorted(replays.glob("*.koikoi"))
-    assert len(records) == count, records
-    out = subprocess.run(
-        [*KOIKOI, "verify", str(replays)], env=koikoi_env(replays.parent / "checker"), capture_output=True, text=True
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert f"{count} of {count} verified." in out.stderr and out.stdout.count("OK: ") == count, out.stdout
-
-
-def _exit(screen: str) -> int:
-    found = re.search(r"\[exit (\d+)\]", screen)
-    assert found is not None, screen
-    return int(found.group(1))
-
-
 def test_both_press_r_and_a_second_match_is_played_on_the_same_connection(tmp_path: Path) -> None:
     host, guest, replays = _panes(tmp_path)
     try:
@@ -77,18 +55,18 @@ def test_both_press_r_and_a_second_match_is_played_on_the_same_connection(tmp_pa
         for pane in (host, guest):
             _asked(pane, 2)
         host.keys("Enter")  # the host has had enough: a no
-        host_screen, guest_screen = _ended(host), _ended(guest)
+        host_screen, guest_screen = ended(host, history=True), ended(guest, history=True)
     finally:
         host.close()
         guest.close()
-    assert _exit(host_screen) == 0 and _exit(guest_screen) == 0, host_screen + guest_screen
+    assert exit_code(host_screen) == 0 and exit_code(guest_screen) == 0, host_screen + guest_screen
     assert Verdict.AGREED.line in host_screen and Verdict.AGREED.line in guest_screen
     assert Verdict.WE_DECLINED.line in host_screen and Verdict.PEER_DECLINED.line in guest_screen
     assert "Match 1:" in host_screen and "Match 2:" in host_screen
     for screen in (host_screen, guest_screen):
         assert "Traceback" not in screen
         assert screen.count("Record saved:") >= 2  # both matches' records are named
-    _verified(replays, 4)  # two matches, a copy each
+    folder_verifies(replays, 4)  # two matches, a copy each
 
 
 def test_a_no_ends_it_politely(tmp_path: Path) -> None:
@@ -97,32 +75,32 @@ def test_a_no_ends_it_politely(tmp_path: Path) -> None:
         for pane in (host, guest):
             _asked(pane, 1)
         guest.keys("Enter")
-        host_screen, guest_screen = _ended(host), _ended(guest)
+        host_screen, guest_screen = ended(host, history=True), ended(guest, history=True)
     finally:
         host.close()
         guest.close()
-    assert _exit(host_screen) == 0 and _exit(guest_screen) == 0, host_screen + guest_screen
+    assert exit_code(host_screen) == 0 and exit_code(guest_screen) == 0, host_screen + guest_screen
     assert Verdict.PEER_DECLINED.line in host_screen, host_screen[-1500:]
     assert Verdict.WE_DECLINED.line in guest_screen, guest_screen[-1500:]
     assert "Traceback" not in host_screen + guest_screen
-    _verified(replays, 2)
+    folder_verifies(replays, 2)
 
 
 def test_nobody_answering_ends_it_at_the_timeout(tmp_path: Path) -> None:
     host, guest, replays = _panes(tmp_path, scale="0.1")  # the 30 s wait is 3 s
     try:
-        host_screen, guest_screen = _ended(host), _ended(guest)
+        host_screen, guest_screen = ended(host, history=True), ended(guest, history=True)
     finally:
         host.close()
         guest.close()
-    assert _exit(host_screen) == 0 and _exit(guest_screen) == 0, host_screen + guest_screen
+    assert exit_code(host_screen) == 0 and exit_code(guest_screen) == 0, host_screen + guest_screen
     # Each side's wait starts as its own match ends, and a side whose wait ran out sends a polite no: the side
     # whose wait ran out first always times out; the other either times out too or reads that no before its
     # own wait is over (which, on a loaded machine, it may), and then says the opponent declined. One line each.
     ends = [_parting(screen) for screen in (host_screen, guest_screen)]
     assert Verdict.TIMED_OUT in ends and set(ends) <= {Verdict.TIMED_OUT, Verdict.PEER_DECLINED}, ends
     assert "Traceback" not in host_screen + guest_screen
-    _verified(replays, 2)
+    folder_verifies(replays, 2)
 
 
 def _parting(screen: str) -> Verdict:
