@@ -17,13 +17,17 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
+from p2p_koikoi.app import history_check
 from p2p_koikoi.app.glicko import Game, Rating, rate
-from p2p_koikoi.app.verdict_cache import CACHE_FILE
+from p2p_koikoi.app.history_check import Checked, check_records
+from p2p_koikoi.app.records import verify_paths
+from p2p_koikoi.app.verdict_cache import CACHE_FILE, VerdictCache
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.referee.events import MatchEnd
 from p2p_koikoi.testing import deterministic_entropy
@@ -251,10 +255,47 @@ def test_an_edited_record_or_a_forked_copy_changes_nothing(folder: Folder, tmp_p
 def test_a_second_run_reads_the_cache_and_says_the_same(folder: Folder) -> None:
     first = history_json(folder.home)
     cache = json.loads((folder.home / "data" / CACHE_FILE).read_text())
-    # Every record, but for copies of one match (the edited one and its source, the forked one and the whole):
-    # those are checked together every time, and cached only when an earlier run met them alone.
-    assert folder.records - 4 <= len(cache["entries"]) <= folder.records
+    # Every record alone, and the four copies of two matches (the edited one and its source, the forked one
+    # and the whole) once more each, under their group's key: checked together, kept together.
+    assert folder.records <= len(cache["entries"]) <= folder.records + 4
     assert history_json(folder.home) == first
+
+
+def test_copies_checked_together_once_are_read_from_the_cache_until_one_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A match's two copies, the whole one and the loser's fork: the first check verifies each once, alone,
+    and compares the two; the second verifies nothing and says the same; a copy changed (and flipped back
+    after) has both checked together again, since the group's key is made of every copy's content."""
+    plan = MatchPlan("cached copies", (ME, CAROL), Finish.QUIT, actor=1, kept=0)
+    played = play_planned(plan)
+    whole = write_entries(tmp_path / "replays", plan, played.entries, 0, 0)
+    loser, cut = cut_copy(played, plan.keys)
+    forked = write_entries(tmp_path / "replays", plan, cut, 1, loser)
+    checked: list[int] = []
+
+    def counting(paths: list[Path], *args: Any, **kwargs: Any) -> Any:
+        checked.append(len(paths))
+        return verify_paths(paths, *args, **kwargs)
+
+    def run() -> list[Checked]:  # one koikoi history run: the cache read, the records checked, the cache kept
+        cache = VerdictCache(tmp_path / CACHE_FILE, ME)
+        found = check_records([whole, forked], cache, jobs=1)
+        cache.save()
+        return found
+
+    monkeypatch.setattr(history_check, "verify_paths", counting)
+    first = run()
+    assert checked == [2] and first[1].facts.verdict is not first[0].facts.verdict  # each once, then compared
+    checked.clear()
+    assert run() == first and checked == []
+    original = forked.read_bytes()
+    forked.write_bytes(_tamper(original))
+    run()
+    assert checked == [1, 2]  # the changed copy alone, then the group again
+    forked.write_bytes(original)
+    checked.clear()
+    assert run() == first and checked == [1, 2]  # as it was: but the last run let its cache entries go
 
 
 def test_a_file_changed_after_it_was_cached_is_checked_again(folder: Folder) -> None:

@@ -31,6 +31,7 @@ from p2p_koikoi.referee.events import MatchVisitor
 __all__ = [
     "ExportResult",
     "InputError",
+    "compare_copies",
     "expand_paths",
     "export_file",
     "read_match",
@@ -107,11 +108,16 @@ def _one_core_each() -> None:
 
 
 def verify_paths(
-    paths: Sequence[Path], jobs: int | None = None, on_done: Callable[[VerifyReport], None] | None = None
+    paths: Sequence[Path],
+    jobs: int | None = None,
+    on_done: Callable[[VerifyReport], None] | None = None,
+    *,
+    together: bool = True,
 ) -> list[VerifyReport]:
     """Verify every file (in parallel on ``jobs`` processes, all cores by default); reports in input order.
 
-    Copies of one match (the host's and the guest's) are then compared: a fork shows only across them."""
+    Copies of one match (the host's and the guest's) are then compared (:func:`compare_copies`): a fork
+    shows only across them. ``together=False`` leaves each report as its file alone gives it."""
     files = expand_paths(paths)
     workers = max(1, min(jobs or os.cpu_count() or 1, len(files)))
     reports: dict[int, VerifyReport] = {}
@@ -128,10 +134,16 @@ def verify_paths(
                 if on_done is not None:
                     on_done(report)
     ordered = [reports[index] for index in range(len(files))]
-    for report in ordered:
-        for other in ordered:
-            report.cross_check(other)
+    if together:
+        compare_copies(ordered)
     return ordered
+
+
+def compare_copies(reports: Sequence[VerifyReport]) -> None:
+    """Each report next to every other: copies of one match get what only together they show."""
+    for report in reports:
+        for other in reports:
+            report.cross_check(other)
 
 
 @dataclass(frozen=True, slots=True)
