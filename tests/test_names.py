@@ -119,6 +119,21 @@ def test_two_keys_sending_one_name_are_told_apart_by_fingerprint(tmp_path: Path)
     assert same_name_note(keys, (None, "Kenji"), called) is not None
 
 
+def test_a_peer_that_calls_itself_you_is_shown_with_its_fingerprint(tmp_path: Path) -> None:
+    """The attacker's name is the screens' word for the player (``You``): unmarked, its win would be told
+    as ours ("You win the match"). It is shown with its fingerprint, and the note says why; so is a name we
+    gave a key ourselves, and any case or spacing of the word."""
+    keys = (b"a" * 32, b"b" * 32)
+    for sent in ("You", "you", " YOU "):
+        shown = labels(keys, ("Hana", sent), None)
+        assert shown == ("Hana", f"{sent} ({short_fingerprint(keys[1])})")
+        assert "word for you" in (same_name_note(keys, ("Hana", sent), None) or "")
+    called = CallNames(tmp_path)
+    called.call(KeyRef.parse(fingerprint(keys[1])), PlayerName.parse("you"))
+    assert labels(keys, ("Hana", None), called)[1] == f"you ({short_fingerprint(keys[1])})"
+    assert labels(keys, ("Hana", "Younger"), None) == ("Hana", "Younger")  # a name that only starts so
+
+
 def koikoi(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
         [sys.executable, "-m", "p2p_koikoi", *args],

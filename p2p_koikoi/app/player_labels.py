@@ -4,7 +4,9 @@ Three sources, in this order: the name *we* gave the key (``koikoi id --call``),
 change; the name the seat *sent*, signed in the match setup (``koikoi id --name``); the short
 fingerprint. A name never identifies a key (issue 29 item 2): anyone can send any name. So a sent name
 that another key also goes by (the other seat sent it too, or it is the name we gave some other key)
-is shown with its key's short fingerprint, and :func:`same_name_note` says why, in one line.
+is shown with its key's short fingerprint, and :func:`same_name_note` says why, in one line. So is a name
+that reads as the screens' own word for the player at this seat (``You``): a peer that calls itself so
+would otherwise have its win told as ours ("You win the match").
 
 >>> labels((b"a" * 32, b"b" * 32), ("Hana", "Hana"), None)
 ('Hana (1d0be1ec)', 'Hana (d516b041)')
@@ -28,6 +30,14 @@ def _called(called: CallNames | None, key: bytes) -> str | None:
     return name.text if name is not None else None
 
 
+_OUR_WORDS = frozenset({"you"})  # what the screens call our own seat: never another seat's label alone
+
+
+def _ours_word(name: str) -> bool:
+    """Whether ``name`` reads as the word the screens use for the player at this seat."""
+    return name.strip().casefold() in _OUR_WORDS
+
+
 def _shared(keys: Keys, sent: Sent, seat: int, called: CallNames | None) -> bool:
     """Whether seat ``seat``'s sent name is also another key's: the other seat's, or one we call so."""
     name, key = sent[seat], keys[seat]
@@ -47,10 +57,11 @@ def label(keys: Keys, sent: Sent, seat: int, called: CallNames | None) -> str:
         return name or ("host", "guest")[seat]
     ours = _called(called, key)
     if ours is not None:
-        return ours
+        return f"{ours} ({short_fingerprint(key)})" if _ours_word(ours) else ours
     if name is None:
         return short_fingerprint(key)
-    return f"{name} ({short_fingerprint(key)})" if _shared(keys, sent, seat, called) else name
+    marked = _shared(keys, sent, seat, called) or _ours_word(name)
+    return f"{name} ({short_fingerprint(key)})" if marked else name
 
 
 def labels(keys: Keys, sent: Sent, called: CallNames | None) -> tuple[str, str]:
@@ -62,8 +73,12 @@ def same_name_note(keys: Keys, sent: Sent, called: CallNames | None) -> str | No
     """One line when a sent name is not the only key's to go by it, else None."""
     for seat in (0, 1):
         key, name = keys[seat], sent[seat]
-        if key is not None and name is not None and _called(called, key) is None and _shared(keys, sent, seat, called):
+        if key is None or name is None or _called(called, key) is not None:
+            continue
+        if _shared(keys, sent, seat, called):
             return f"two keys go by the name {name!r}: they are told apart by fingerprint"
+        if _ours_word(name):
+            return f"a key goes by the name {name!r}, this screen's word for you: its fingerprint is shown with it"
     return None
 
 
