@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from p2p_koikoi.engine import Round, RoundScore, RuleSet, ScoreRequestError, Yaku, YakuScore, score_yaku
+from p2p_koikoi.engine import Round, RoundScore, RuleSet, ScoreRequestError, StepName, Yaku, YakuScore, score_yaku
 from p2p_koikoi.engine.rules import Scoring
 
 __all__ = ["Factors", "count_factors", "koikoi_multiplier", "shobu_now"]
@@ -83,5 +83,5 @@ def koikoi_multiplier(rules: RuleSet, winner_calls: int, loser_calls: int) -> tu
         probe = score_yaku(_PROBE, rules, winner_calls=winner_calls, loser_calls=loser_calls)
     except ScoreRequestError:
         return 1, "no Koi-Koi multiplier"
-    step = next(s for s in probe.steps if s.step == "koikoi")
+    step = next(s for s in probe.steps if s.step is StepName.KOIKOI)
     return step.value, step.reason

@@ -48,7 +48,7 @@ from p2p_koikoi.engine.match import (
 )
 from p2p_koikoi.engine.round import CHANCE, OutcomeKind, Phase, Round, RoundOutcome
 from p2p_koikoi.engine.rules import PRESETS, RuleSet, parse_rules, preset
-from p2p_koikoi.engine.scoring import RoundScore, Step, score_captures, score_hand, score_yaku
+from p2p_koikoi.engine.scoring import RoundScore, Step, StepName, score_captures, score_hand, score_yaku
 from p2p_koikoi.engine.yaku import Yaku, YakuScore, YakuTable
 
 __all__ = [
@@ -90,6 +90,7 @@ __all__ = [
     "RuleSetError",
     "ScoreRequestError",
     "Step",
+    "StepName",
     "Termination",
     "Yaku",
     "YakuScore",

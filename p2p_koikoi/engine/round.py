@@ -49,7 +49,7 @@ from p2p_koikoi.engine.rules import (
     RuleSet,
     TableRedeal,
 )
-from p2p_koikoi.engine.scoring import RoundScore, Step, score_yaku
+from p2p_koikoi.engine.scoring import RoundScore, Step, StepName, score_yaku
 from p2p_koikoi.engine.yaku import Yaku, YakuScore, YakuTable, four_of_a_month, four_pairs, hand_yaku
 
 __all__ = ["CHANCE", "OutcomeKind", "Phase", "Round", "RoundOutcome"]
@@ -101,8 +101,8 @@ class RoundOutcome:
         if self.kind is OutcomeKind.DEALER_BONUS:
             payment = self.bonus if loser_points is None else min(self.bonus, loser_points)
             steps = (
-                Step("base", self.bonus, "dealer bonus when nobody scores"),
-                Step("payment", payment, "paid by the other player"),
+                Step(StepName.BASE, self.bonus, "dealer bonus when nobody scores"),
+                Step(StepName.PAYMENT, payment, "paid by the other player"),
             )
             return RoundScore(yaku=(), steps=steps, base=self.bonus, total=self.bonus, payment=payment)
         loser = 1 - self.winner

@@ -10,12 +10,13 @@ of a round and the record all show the same way.
 >>> from p2p_koikoi.engine.cards import parse_cards
 >>> s = score_captures(parse_cards(["pampas-moon chrysanthemum-sake cherry-curtain"]), preset("lemme"),
 ...                    winner_calls=1, loser_points=25)
->>> [(step.step, step.value) for step in s.steps]
+>>> [(str(step.step), step.value) for step in s.steps]
 [('base', 10), ('doubling', 20), ('koikoi', 40), ('cap', 25), ('payment', 25)]
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,14 +26,24 @@ from p2p_koikoi.engine.errors import ScoreRequestError
 from p2p_koikoi.engine.rules import AfterKoiKoi, Doubling, KoiKoiMultiplier, RuleSet, Scoring
 from p2p_koikoi.engine.yaku import YakuScore, YakuTable, hand_yaku
 
-__all__ = ["RoundScore", "Step", "score_captures", "score_hand", "score_yaku"]
+__all__ = ["RoundScore", "Step", "StepName", "score_captures", "score_hand", "score_yaku"]
+
+
+class StepName(enum.StrEnum):
+    """The lines of the count, in their order (JSON and the printed count write the word)."""
+
+    BASE = "base"
+    DOUBLING = "doubling"
+    KOIKOI = "koikoi"
+    CAP = "cap"
+    PAYMENT = "payment"
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
     """One line of the count: its name, the running value after it, and why."""
 
-    step: str
+    step: StepName
     value: int
     reason: str
 
@@ -97,21 +108,21 @@ def score_yaku(
     base = sum(y.points for y in yaku)
     steps: list[Step] = []
     reason = " + ".join(f"{y.yaku.value} {y.points}" for y in yaku) if yaku else "no yaku"
-    steps.append(Step("base", base, reason))
+    steps.append(Step(StepName.BASE, base, reason))
 
     value = base
     threshold = {Doubling.AT_7: 7, Doubling.AT_8: 8, Doubling.NEVER: None}[rules.doubling]
     if threshold is None:
-        steps.append(Step("doubling", value, "no doubling for size in these rules"))
+        steps.append(Step(StepName.DOUBLING, value, "no doubling for size in these rules"))
     elif value >= threshold:
         value *= 2
-        steps.append(Step("doubling", value, f"{threshold} or more: x2"))
+        steps.append(Step(StepName.DOUBLING, value, f"{threshold} or more: x2"))
     else:
-        steps.append(Step("doubling", value, f"below {threshold}: x1"))
+        steps.append(Step(StepName.DOUBLING, value, f"below {threshold}: x1"))
 
     factor, why = _koikoi_factor(rules.koikoi_multiplier, winner_calls, loser_calls)
     value *= factor
-    steps.append(Step("koikoi", value, why))
+    steps.append(Step(StepName.KOIKOI, value, why))
     total = value
 
     payment = total
@@ -123,14 +134,16 @@ def score_yaku(
             raise ScoreRequestError(f"a player can hold at most {2 * rules.pool} points of a {rules.pool} pool")
         payment = min(total, left)
         if payment < total:
-            steps.append(Step("cap", payment, f"the loser has only {left} left"))
+            steps.append(Step(StepName.CAP, payment, f"the loser has only {left} left"))
         else:
-            steps.append(Step("cap", payment, f"the loser has {left}: no cap"))
+            steps.append(Step(StepName.CAP, payment, f"the loser has {left}: no cap"))
     elif loser_points is not None:
         raise ScoreRequestError(f"{rules.preset} rules add scores up with no pool, so --loser-points does not apply")
     steps.append(
         Step(
-            "payment", payment, "paid by the loser" if rules.scoring is Scoring.POOL else "added to the winner's score"
+            StepName.PAYMENT,
+            payment,
+            "paid by the loser" if rules.scoring is Scoring.POOL else "added to the winner's score",
         )
     )
     return RoundScore(yaku=tuple(yaku), steps=tuple(steps), base=base, total=total, payment=payment)
