@@ -102,10 +102,21 @@ def test_the_third_person_in_verify_and_replay() -> None:
         "Host wins by Guest's silence (claimed: Guest can still refute it with its record).",
         "Host wins, 4 to 0 (claimed).",
     ]
-    builder = ReplayBuilder(resume="koikoi resume 2")
-    builder.replay.names = ("Bot", "You")  # a practice record, told as we played it
+    builder = ReplayBuilder(resume="koikoi resume 2", you=1)  # a practice record, told as we played it
+    builder.replay.names = ("Bot", "You")
     builder.end_match(_silence(0))
     assert builder.replay.closing[0] == "Bot wins by your silence (claimed: you can still refute it with your record)."
+    builder = ReplayBuilder(you=0)
+    builder.replay.names = ("You", "Bot")
+    builder.end_match(_silence(0))
+    assert builder.replay.closing == [
+        "You win by Bot's silence (claimed: Bot can still refute it with its record).",
+        "You win, 4 to 0 (claimed).",
+    ]
+    builder = ReplayBuilder()  # a network record whose guest sent the name "You": told as a name, not as us
+    builder.replay.names = ("Hana", "You (1d0be1ec)")
+    builder.end_match(_silence(0))
+    assert builder.replay.closing[0].startswith("Hana wins by You (1d0be1ec)'s silence")
     builder = ReplayBuilder(resume="koikoi resume 2")
     builder.end_match(_adjourned(0))
     assert builder.replay.closing == ["Adjourned: nobody won; resume it with koikoi resume 2."]

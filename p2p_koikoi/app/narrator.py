@@ -54,6 +54,8 @@ _FORMS = {
     "keep": ("keeps", "kept"),
     "make": ("makes", "made"),
     "deal": ("deals", "dealt"),
+    "win": ("wins", "won"),
+    "score": ("scores", "scored"),
 }
 
 

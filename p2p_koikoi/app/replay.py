@@ -11,8 +11,6 @@ data only.
 
 from __future__ import annotations
 
-import dataclasses
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,22 +43,26 @@ from p2p_koikoi.wire.sent_names import sent_names
 __all__ = ["Board", "Replay", "ReplayBuilder", "ReplayRound", "Step", "ending_told", "load_replay"]
 
 
-def _possessive(name: str) -> str:
-    return "your" if name == "You" else f"{name}'s"
+def _person(seat: int | None, you: int | None) -> Person:
+    """Our own practice record tells our seat (``you``) to us; every other seat is told by its name."""
+    return Person.YOU if seat is not None and seat == you else Person.THEY
 
 
-def ending_told(end: MatchEnd, names: tuple[str, str], resume: str = "") -> str | None:
-    """A silence or an adjournment in the third person, the seats named by ``names`` (``the host``, ``Guest``,
-    or ``You``): ``the host wins by the guest's silence (claimed: ...)``, ``adjourned: nobody won; resume it
-    with ...`` (``resume``: the command, when the match can be taken up). None for any other ending."""
+def ending_told(end: MatchEnd, names: tuple[str, str], resume: str = "", you: int | None = None) -> str | None:
+    """A silence or an adjournment, the seats named by ``names`` (``the host``, ``Guest``; ``You`` for the
+    seat ``you``, told in the second person): ``the host wins by the guest's silence (claimed: ...)``,
+    ``adjourned: nobody won; resume it with ...`` (``resume``: the command, when the match can be taken
+    up). None for any other ending."""
     if end.how is Ending.SILENCE and end.owed is not None:
         silent, winner = names[end.owed], names[1 - end.owed]
-        wins = f"{winner} {'win' if winner == 'You' else 'wins'} by {_possessive(silent)} silence"
+        silent_is_you = _person(end.owed, you) is Person.YOU
+        whose = "your" if silent_is_you else f"{silent}'s"
+        wins = f"{winner} {verb('win', _person(1 - end.owed, you))} by {whose} silence"
         if not end.claimed:
             return f"{wins} ({silent} conceded)"
         refutes = (
             "you can still refute it with your record"
-            if silent == "You"
+            if silent_is_you
             else f"{silent} can still refute it with its record"
         )
         return f"{wins} (claimed: {refutes})"
@@ -120,6 +122,7 @@ class Replay:
 
     rules: RuleSet | None = None
     names: tuple[str, str] = ("Host", "Guest")
+    you: int | None = None  # the seat told in the second person ("You deal"): ours, in our practice record
     opening: list[str] = field(default_factory=list)
     rounds: list[ReplayRound] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
@@ -133,10 +136,14 @@ class Replay:
 class ReplayBuilder(MatchVisitor):
     """Builds a :class:`Replay` from the match it is told."""
 
-    def __init__(self, names: tuple[str, str] | None = None, resume: str = "") -> None:
-        self.replay = Replay()
+    def __init__(self, names: tuple[str, str] | None = None, resume: str = "", you: int | None = None) -> None:
+        self.replay = Replay(you=you)
         self._names = names  # the players' names when we know better than the record's roles
         self._resume = resume  # the command that takes an adjourned match up again, when ours can be
+
+    def _does(self, seat: int, base: str) -> str:
+        """``Bot deals``, ``You deal``: the seat's name and the verb in its person."""
+        return f"{self.replay.names[seat]} {verb(base, _person(seat, self.replay.you))}"
 
     def begin_match(self, info: MatchInfo) -> None:
         replay = self.replay
@@ -145,12 +152,12 @@ class ReplayBuilder(MatchVisitor):
         replay.opening.append(f"Rules: {info.rules.format()}")
 
     def first_dealer(self, choice: FirstDealerChoice) -> None:
-        name = self.replay.names[choice.seat]
+        deals = self._does(choice.seat, "deal")
         if choice.method is ChoiceMethod.DRAW:
             drawn = "; ".join(f"{a.display_name} against {b.display_name}" for a, b in choice.draws)
-            self.replay.opening.append(f"Each drew a card ({drawn}): {name} deals first.")
+            self.replay.opening.append(f"Each drew a card ({drawn}): {deals} first.")
         else:
-            self.replay.opening.append(f"A coin flip: {name} deals first.")
+            self.replay.opening.append(f"A coin flip: {deals} first.")
 
     def round_played(self, played: PlayedRound) -> None:
         replay, rules = self.replay, self.replay.rules
@@ -158,7 +165,7 @@ class ReplayBuilder(MatchVisitor):
         names = replay.names
         index = len(replay.rounds)
         again = f", dealt again ({played.redeal})" if played.redeal else ""
-        title = f"Round {played.number}{again}: {names[played.dealer]} deals"
+        title = f"Round {played.number}{again}: {self._does(played.dealer, 'deal')}"
         first = len(replay.steps)
         rnd = start_round(rules, played)
         stock = played.deal.stock if played.deal is not None else (None,) * 24
@@ -170,15 +177,17 @@ class ReplayBuilder(MatchVisitor):
             answer = hiki.get(at)
             if answer is not None and answer.play.target is not None:
                 lines.append(
-                    f"{names[answer.seat]} plays the Gaji onto {answer.play.target.display_name}; "
-                    f"{names[1 - answer.seat]} shows {answer.card.display_name} (Hiki): the play is void."
+                    f"{self._does(answer.seat, 'play')} the Gaji onto {answer.play.target.display_name}; "
+                    f"{self._does(1 - answer.seat, 'show')} {answer.card.display_name} (Hiki): the play is void."
                 )
-            lines.extend(_event_lines(events, names))
+            lines.extend(_event_lines(events, names, replay.you))
             if not lines:
                 lines.append(f"{names[seat] if seat != CHANCE else 'The stock'}: {action}.")
             replay.steps.append(Step(index, tuple(lines), Board.of(after, stock)))
         count = (
-            _count_lines(played.result, rules, names) if played.result is not None else ("The round was cut short.",)
+            _count_lines(played.result, rules, names, replay.you)
+            if played.result is not None
+            else ("The round was cut short.",)
         )
         replay.rounds.append(ReplayRound(title, first, played, count))
         last = replay.steps[-1]
@@ -196,7 +205,7 @@ class ReplayBuilder(MatchVisitor):
             Ending.VIOLATION: f"{who} ended the match: {end.text}",
             Ending.DISPUTED: f"{who} accused the other of something the record cannot decide: {end.text}",
         }
-        told = ending_told(end, names, self._resume)
+        told = ending_told(end, names, self._resume, self.replay.you)
         if told is not None:
             closing.append(f"{told[:1].upper()}{told[1:]}.")
         else:
@@ -205,18 +214,20 @@ class ReplayBuilder(MatchVisitor):
         if outcome is not None:
             points = score_words(outcome.points, outcome.winner)
             if end.how is Ending.SILENCE and outcome.winner is not None:
-                closing.append(f"{names[outcome.winner]} wins, {points} ({'claimed' if end.claimed else 'conceded'}).")
+                how = "claimed" if end.claimed else "conceded"
+                closing.append(f"{self._does(outcome.winner, 'win')}, {points} ({how}).")
             elif outcome.winner is None:
                 closing.append(f"Drawn, {points} ({how_match_ended(outcome.termination)}).")
             else:
-                closing.append(f"{names[outcome.winner]} wins, {points} ({how_match_ended(outcome.termination)}).")
+                ended = how_match_ended(outcome.termination)
+                closing.append(f"{self._does(outcome.winner, 'win')}, {points} ({ended}).")
 
 
-def _event_lines(events: list[Event], names: tuple[str, str]) -> list[str]:
+def _event_lines(events: list[Event], names: tuple[str, str], you: int | None) -> list[str]:
     out = []
     for event in events:
         who = names[event.seat] if event.seat in (0, 1) else ""
-        person = Person.YOU if who == "You" else Person.THEY  # our own practice record is told to us
+        person = _person(event.seat, you) if event.seat in (0, 1) else Person.THEY
         if event.kind is EventKind.ROUND_OVER:
             out.append(f"Round over: {event.text}.")
         elif event.kind is EventKind.YAKU:
@@ -227,7 +238,7 @@ def _event_lines(events: list[Event], names: tuple[str, str]) -> list[str]:
     return out
 
 
-def _count_lines(result: RoundResult, rules: RuleSet, names: tuple[str, str]) -> tuple[str, ...]:
+def _count_lines(result: RoundResult, rules: RuleSet, names: tuple[str, str], you: int | None) -> tuple[str, ...]:
     outcome, score = result.outcome, result.score
     lines = [f"Round {result.number} ends: {how_auto_stop(outcome, rules)}."]
     if outcome.kind is OutcomeKind.REDEAL:
@@ -235,7 +246,7 @@ def _count_lines(result: RoundResult, rules: RuleSet, names: tuple[str, str]) ->
     elif score is None or outcome.winner is None:
         lines.append("Nobody scores.")
     else:
-        lines.append(f"{names[outcome.winner]} scores:")
+        lines.append(f"{names[outcome.winner]} {verb('score', _person(outcome.winner, you))}:")
         lines.extend(score.lines())
     label = "Pools" if rules.scoring is Scoring.POOL else "Points"
     lines.append(f"{label}: {names[0]} {result.points[0]}, {names[1]} {result.points[1]}.")
@@ -245,20 +256,16 @@ def _count_lines(result: RoundResult, rules: RuleSet, names: tuple[str, str]) ->
 def load_replay(path: Path) -> Replay:
     """Read, check and lay out the match at ``path`` (a record or a transcript) for replaying. Our own
     practice record tells the match as we played it: "You" and "Bot", not the host and the guest."""
-    names = _practice_names(path)
-    told_as_you = names is not None
-    names = names or _sent_names(path)
+    practice = _practice_seat(path)
+    names = (("You", "Bot") if practice == 0 else ("Bot", "You")) if practice is not None else _sent_names(path)
     resume = ""
     if path.suffix == SUFFIX and secret_path(path).exists():
         from p2p_koikoi.app.listing import resume_name
 
         resume = f"{koikoi_command()} resume {resume_name(path)}"
-    builder = ReplayBuilder(names, resume)
+    builder = ReplayBuilder(names, resume, you=practice)
     builder.replay.report = read_match(path, builder)
-    replay = builder.replay
-    if told_as_you:
-        _tell_as_you(replay)
-    return replay
+    return builder.replay
 
 
 def _sent_names(path: Path) -> tuple[str, str] | None:
@@ -291,8 +298,8 @@ def _sent_names(path: Path) -> tuple[str, str] | None:
     return (shown[0] if named[0] else "Host", shown[1] if named[1] else "Guest")
 
 
-def _practice_names(path: Path) -> tuple[str, str] | None:
-    """("You", "Bot") by seat for a practice record (one with no peer address), else None."""
+def _practice_seat(path: Path) -> int | None:
+    """Our seat in a practice record (one with no peer address), else None."""
     if path.suffix != SUFFIX:
         return None
     try:
@@ -301,35 +308,4 @@ def _practice_names(path: Path) -> tuple[str, str] | None:
         return None
     if record.peer_address:
         return None
-    return ("You", "Bot") if record.writer_seat == 0 else ("Bot", "You")
-
-
-_VERBS = {
-    "deals": "deal",
-    "plays": "play",
-    "shows": "show",
-    "wins": "win",
-    "scores": "score",
-    "draws": "draw",
-    "takes": "take",
-    "calls": "call",
-    "has": "have",
-    "keeps": "keep",
-    "exchanges": "exchange",
-}
-_YOU = re.compile(r"\bYou (" + "|".join(_VERBS) + r")\b")
-
-
-def _as_you(text: str) -> str:
-    """``You deals`` reads ``You deal``: the replay's own lines name the seats in the third person (its moves
-    are told to "You" by the narrator already)."""
-    return _YOU.sub(lambda m: "You " + _VERBS[m.group(1)], text)
-
-
-def _tell_as_you(replay: Replay) -> None:
-    replay.opening = [_as_you(line) for line in replay.opening]
-    replay.closing = [_as_you(line) for line in replay.closing]
-    replay.steps = [dataclasses.replace(s, lines=tuple(_as_you(x) for x in s.lines)) for s in replay.steps]
-    replay.rounds = [
-        dataclasses.replace(r, title=_as_you(r.title), count=tuple(_as_you(x) for x in r.count)) for r in replay.rounds
-    ]
+    return record.writer_seat

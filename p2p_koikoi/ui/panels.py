@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from p2p_koikoi.app.decision import koikoi_risk
+from p2p_koikoi.app.narrator import Person
 from p2p_koikoi.app.players import outcome_words
 from p2p_koikoi.app.tracker import short_name
 from p2p_koikoi.app.words import count, how_auto_stop, how_round_ended, score_words
@@ -61,8 +62,8 @@ def decision_choices(state: TableState, width: int, indent: str = "  ", *, brief
     score = state.decision
     if score is None:
         return []
-    verb = "score" if state.me == "You" else "scores"
-    lines = _wrap(f"Shōbu now: {state.me} {verb} {count(score.payment, 'point')}.", width, indent, "bold")
+    # the decision is always our own seat's, told in the second person: "You score"
+    lines = _wrap(f"Shōbu now: {state.me} score {count(score.payment, 'point')}.", width, indent, "bold")
     if state.view is not None and state.rules is not None:
         risk = koikoi_risk(state.view, state.seat, state.rules, state.them)
         risk = risk.split("; ")[0] + "." if brief and state.warning else risk
@@ -86,7 +87,7 @@ def _winner_line(state: TableState, result: RoundResult) -> str:
     if outcome.winner is None or result.score is None:
         return f"Nobody scores ({how_round_ended(outcome.kind)})."
     who = state.name(outcome.winner)
-    verb = "win" if who == "You" else "wins"
+    verb = "win" if state.person(outcome.winner) is Person.YOU else "wins"
     how = {
         OutcomeKind.STOP: "with Shōbu",
         OutcomeKind.AUTO_STOP: f"with {how_auto_stop(outcome, state.rules)}",
@@ -165,7 +166,7 @@ def _match_headline(state: TableState) -> str:
     if outcome.winner is None:
         return f"A drawn match, {score}."
     who = state.name(outcome.winner)
-    verb = "win" if who == "You" else "wins"
+    verb = "win" if state.person(outcome.winner) is Person.YOU else "wins"
     if outcome.termination is Termination.FORFEIT:
         why = f": {state.ended}" if state.ended else ""
         return f"{who} {verb} by forfeit{why}."

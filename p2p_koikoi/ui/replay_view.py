@@ -36,8 +36,9 @@ _STYLE = {Kind.BRIGHT: "bold yellow", Kind.ANIMAL: "green", Kind.RIBBON: "red", 
 # ---------------------------------------------------------------- plain text
 
 
-def _whose(name: str) -> str:
-    return "Your" if name == "You" else f"{name}'s"
+def _whose(replay: Replay, seat: int) -> str:
+    """``Your`` for the seat told in the second person (ours, in our practice record), else ``Bot's``."""
+    return "Your" if seat == replay.you else f"{replay.names[seat]}'s"
 
 
 def _names(mask: int) -> str:
@@ -62,7 +63,6 @@ def _stock(board: Board) -> str:
 
 def plain_lines(replay: Replay) -> list[str]:
     """The whole match as text: every round's deal face up, each action in words, each count."""
-    names = replay.names
     lines = list(replay.opening)
     report = replay.report
     if report is not None:
@@ -80,7 +80,7 @@ def plain_lines(replay: Replay) -> list[str]:
         lines.append("")
         lines.append(f"== {steps[0].lines[0]}")
         for seat in (0, 1):
-            lines.append(f"   {_whose(names[seat])} hand: {_hand(board, seat)}")
+            lines.append(f"   {_whose(replay, seat)} hand: {_hand(board, seat)}")
         lines.append(f"   Table: {_names(board.table)}")
         lines.append(f"   Stock: {_stock(board)}")
         for step in steps[1:]:
@@ -115,7 +115,7 @@ def _stock_text(stock: tuple[Card | None, ...]) -> Text:
 def render_step(replay: Replay, index: int) -> RenderableType:
     """One step of the replay: the board as it stands, the last lines of the story, the keys."""
     step = replay.steps[index]
-    board, names = step.board, replay.names
+    board = step.board
     rnd = replay.rounds[step.round_index]
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", no_wrap=True)
@@ -124,7 +124,7 @@ def render_step(replay: Replay, index: int) -> RenderableType:
         hand = _cards(board.hands[seat])
         if board.hidden[seat]:
             hand.append(f" + {board.hidden[seat]} unknown", style="dim")
-        grid.add_row(f"{_whose(names[seat])} hand", hand)
+        grid.add_row(f"{_whose(replay, seat)} hand", hand)
         grid.add_row("captures", _cards(board.captures[seat]))
         yaku = ", ".join(board.yaku[seat]) or "-"
         calls = f"   Koi-Koi calls: {board.calls[seat]}" if board.calls[seat] else ""

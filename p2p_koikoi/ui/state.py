@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from p2p_koikoi.app.narrator import Person
 from p2p_koikoi.engine import CHANCE, Card, MatchOutcome, Round, RoundResult, RoundScore, RuleSet
 from p2p_koikoi.session.match_session import SessionEnd
 from p2p_koikoi.ui.picker import Focus
@@ -68,6 +69,10 @@ class TableState:
 
     def name(self, seat: int) -> str:
         return self.names[seat]
+
+    def person(self, seat: int) -> Person:
+        """How the table tells ``seat``: our own in the second person ("You win"), the other by its name."""
+        return Person.YOU if seat == self.seat else Person.THEY
 
     @property
     def me(self) -> str:

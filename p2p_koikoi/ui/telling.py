@@ -53,7 +53,7 @@ class Teller:
 
     def deals(self, seat: int, prefix: str = "", suffix: str = "") -> None:
         """``Round 2: Bot deals.``, ``You deal first.``"""
-        name = "you" if prefix and seat == self.seat and self.names[seat] == "You" else self.names[seat]
+        name = "you" if prefix and self._person(seat) is Person.YOU else self.names[seat]
         self.line(f"{prefix}{name} {verb('deal', self._person(seat))}{suffix}.")
 
     def move(self, move: Event) -> None:
