@@ -391,6 +391,9 @@ def test_a_dumb_terminal_plays_plain_and_says_so(tmp_path: Path) -> None:
         pane.wait(lambda s: "Type a number from 1 to" in s, 30, "the question again", history=True)
         pane.keys("1", "Enter")
         pane.wait(lambda s: re.search(r"You (play|show) ", s) is not None, 30, "the move to be told", history=True)
+        # q at the next prompt, not typed ahead of it: a q read ahead puts the question on the prompt's own
+        # line, which wraps at 80 columns (the bot's Shōbu may end the round first, and a new one is dealt)
+        pane.wait(lambda s: s.rstrip().endswith("]:"), 30, "the next prompt")
         pane.keys("q", "Enter")
         leaving = "Leave the match? Leaving forfeits it: Bot wins."
         pane.wait(lambda s: leaving in s, 30, "the question before leaving", history=True)
