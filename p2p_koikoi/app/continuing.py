@@ -206,18 +206,12 @@ async def _punch_again(
             attempt += 1
             continue
         channel = FramedChannel(stream)
-        try:
-            if seat == 1:
-                await resume_as_guest(channel, session, identity)
-            else:
-                await resume_as_host(channel, session, identity, welcome=True)
-        except Fork:
-            await channel.close()
-            raise
-        except (ConnectionLost, RemoteProtocolError):
-            await trio.aclose_forcefully(stream)
-            continue
-        return channel
+        if seat == 1:
+            resumed = await _resumed(channel, lambda c: resume_as_guest(c, session, identity))
+        else:
+            resumed = await _resumed(channel, lambda c: resume_as_host(c, session, identity, welcome=True))
+        if resumed is not None:
+            return resumed
 
 
 async def _relayed_again(relay: Allocation, session: MatchSession, identity: Ed25519PrivateKey) -> FramedChannel:
@@ -230,15 +224,9 @@ async def _relayed_again(relay: Allocation, session: MatchSession, identity: Ed2
             await trio.sleep_forever()
             raise
         channel = FramedChannel(stream)
-        try:
-            await resume_as_guest(channel, session, identity)
-        except Fork:
-            await channel.close()
-            raise
-        except (ConnectionLost, RemoteProtocolError):
-            await trio.aclose_forcefully(stream)
-            continue
-        return channel
+        resumed = await _resumed(channel, lambda c: resume_as_guest(c, session, identity))
+        if resumed is not None:
+            return resumed
 
 
 async def _guest_listens_again(
@@ -259,17 +247,27 @@ async def _host_dials_again(plan: Reconnect, session: MatchSession, identity: Ed
                 channel = await dial_raw(address, timeout=5)
             except ConnectionLost:
                 continue
-            try:
-                await resume_as_host(channel, session, identity, welcome=True)
-            except Fork:
-                await channel.close()
-                raise
-            except (ConnectionLost, RemoteProtocolError):
-                await trio.aclose_forcefully(channel.stream)
-                continue
-            return channel
+            resumed = await _resumed(channel, lambda c: resume_as_host(c, session, identity, welcome=True))
+            if resumed is not None:
+                return resumed
         await trio.sleep(BACKOFF[min(attempt, len(BACKOFF) - 1)])
         attempt += 1
+
+
+async def _resumed(
+    channel: FramedChannel, resume: Callable[[FramedChannel], Awaitable[object]]
+) -> FramedChannel | None:
+    """``channel`` once ``resume`` took it up; None when it broke or lied (it is dropped, and the caller
+    tries again). A fork the peer's proof shows ends the match: it is raised, and the peer told nothing."""
+    try:
+        await resume(channel)
+    except Fork:
+        await channel.close()
+        raise
+    except (ConnectionLost, RemoteProtocolError):
+        await trio.aclose_forcefully(channel.stream)
+        return None
+    return channel
 
 
 def _give_up_at(plan: Reconnect, session: MatchSession, floor: FloorClock, lost_at: float | None) -> float:

@@ -299,7 +299,7 @@ class Referee:
         """The entry ``author`` (our seat) may sign next; :class:`LocalProtocolError` if it may not."""
         if self.over:
             raise LocalProtocolError("after-end", "the match is over")
-        if kind != "goodbye" and self.floor() != author:
+        if kind != EntryKind.GOODBYE and self.floor() != author:
             raise LocalProtocolError("not-our-turn", f"seat {self.floor()} holds the floor, not seat {author}")
         return Entry(self.match_id, len(self.entries), self.head, author, kind, body, self.state_hash())
 
