@@ -75,17 +75,10 @@ async def open_many(peer: Endpoint, greet: Greet[T], *, deadline: float, count: 
         while trio.current_time() < deadline:
             sock = trio.socket.socket(family, socket.SOCK_STREAM)
             with trio.move_on_at(min(deadline, trio.current_time() + SOCKET_LIFE)):
-                try:
-                    await sock.connect(peer)
-                except OSError:
-                    sock.close()
-                    await trio.sleep(1.0)  # refused or unreachable: the host's NAT is not there yet
-                    continue
-                except BaseException:
-                    sock.close()
-                    raise
-                await race.offer(trio.SocketStream(sock))
-                return
+                if await _offered(race, sock, peer):
+                    return
+                await trio.sleep(1.0)  # refused or unreachable: the host's NAT is not there yet
+                continue
             sock.close()
 
     return await _run(one, greet, count, OPEN_PACE, deadline, "no socket of the spray got through")
@@ -110,20 +103,31 @@ async def probe_many(
         port = next(ports)
         sock = bound_socket(family, local_port)
         with trio.move_on_at(min(deadline, trio.current_time() + PROBE_LIFE)):
-            try:
-                await sock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", local_port))
-                await sock.connect((peer_host, port))
-            except OSError:
-                sock.close()
-                return
-            except BaseException:
-                sock.close()
-                raise
-            await race.offer(trio.SocketStream(sock))
+            here = ("::" if family == socket.AF_INET6 else "0.0.0.0", local_port)
+            await _offered(race, sock, (peer_host, port), bind=here)
             return
         sock.close()
 
     return await _run(one, greet, count, PROBE_PACE, deadline, "no guess of the spray got through")
+
+
+async def _offered(
+    race: _Race[T], sock: trio.socket.SocketType, peer: tuple[str, int], *, bind: tuple[str, int] | None = None
+) -> bool:
+    """Connect ``sock`` to ``peer`` (bound to ``bind`` first, when given) and offer the connection to the
+    race; False, the socket closed, when it could not connect (refused, unreachable)."""
+    try:
+        if bind is not None:
+            await sock.bind(bind)
+        await sock.connect(peer)
+    except OSError:
+        sock.close()
+        return False
+    except BaseException:
+        sock.close()
+        raise
+    await race.offer(trio.SocketStream(sock))
+    return True
 
 
 async def _run(
