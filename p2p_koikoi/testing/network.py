@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import itertools
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -69,7 +70,7 @@ class MemoryNetwork:
         self.ports: dict[int, _Listener] = {}
         self.down = False
         self._next = itertools.count(_FIRST_PORT)
-        self._peers: dict[int, tuple[str, int]] = {}
+        self._peers: weakref.WeakKeyDictionary[trio.abc.Stream, tuple[str, int]] = weakref.WeakKeyDictionary()
         self._callers = itertools.count(50000)
 
     async def open_listeners(self, port: int, host: str | None) -> list[Opened]:
@@ -86,12 +87,12 @@ class MemoryNetwork:
         if self.down or listener is None:
             raise ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")
         ours, theirs = trio.testing.memory_stream_pair()
-        self._peers[id(theirs)] = ("127.0.0.1", next(self._callers))
+        self._peers[theirs] = ("127.0.0.1", next(self._callers))  # its caller, as the listener names it
         listener.arrive(theirs)
         return ours
 
     def peer_of(self, stream: trio.abc.Stream) -> tuple[str, int] | None:
-        return self._peers.get(id(stream))
+        return self._peers.get(stream)
 
 
 @contextmanager
