@@ -28,9 +28,8 @@ from typing import Any
 
 from p2p_koikoi.app.call_names import CallNames
 from p2p_koikoi.app.history_check import Checked, check_records
-from p2p_koikoi.app.identity import data_dir, load_identity
+from p2p_koikoi.app.identity import data_dir, load_identity, replay_dir
 from p2p_koikoi.app.listing import recent_records, record_date
-from p2p_koikoi.app.netplay import replay_dir
 from p2p_koikoi.app.ratings import Ratings, Scored, rate_history
 from p2p_koikoi.app.record_facts import RecordFacts
 from p2p_koikoi.app.verdict_cache import CACHE_FILE, VerdictCache

@@ -27,7 +27,16 @@ from cryptography.hazmat.primitives.serialization import (
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.wire import public_bytes
 
-__all__ = ["IdentityError", "Trust", "config_dir", "data_dir", "known_peer", "load_identity", "remember_peer"]
+__all__ = [
+    "IdentityError",
+    "Trust",
+    "config_dir",
+    "data_dir",
+    "known_peer",
+    "load_identity",
+    "remember_peer",
+    "replay_dir",
+]
 
 APP = "p2p-koikoi"
 
@@ -44,6 +53,15 @@ def config_dir() -> Path:
 def data_dir() -> Path:
     home = os.environ.get("KOIKOI_HOME")
     return Path(home) / "data" if home else Path(platformdirs.user_data_dir(APP))
+
+
+def replay_dir(override: Path | None) -> Path:
+    """Where records are written: ``override`` (``--replay-dir``) or the data directory's ``replays``.
+
+    It lives here, beside :func:`data_dir`, so that the commands that only read records (``list``,
+    ``verify``, ``history``) need not import the network stack to find them.
+    """
+    return override if override is not None else data_dir() / "replays"
 
 
 def load_identity(directory: Path | None = None) -> Ed25519PrivateKey:

@@ -15,8 +15,7 @@ from pathlib import Path
 
 from p2p_koikoi.app.call_names import CallNames
 from p2p_koikoi.app.closing import koikoi_command
-from p2p_koikoi.app.identity import IdentityError
-from p2p_koikoi.app.netplay import replay_dir
+from p2p_koikoi.app.identity import IdentityError, replay_dir
 from p2p_koikoi.app.records import InputError, verify_paths
 from p2p_koikoi.record.format import SUFFIX, secret_path
 from p2p_koikoi.record.identity_names import fingerprint as full_fingerprint

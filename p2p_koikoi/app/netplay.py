@@ -20,7 +20,7 @@ from p2p_koikoi.app.answer_back import AnswerBack, wait_for_host
 from p2p_koikoi.app.continuing import Reconnect, play_on, settle_fork
 from p2p_koikoi.app.continuing import started as began
 from p2p_koikoi.app.dial_back import PASTE_HERE, ReadLine, first_of, take_answers
-from p2p_koikoi.app.identity import PeerCheck, Trust, data_dir, known_peer, load_identity, remember_peer
+from p2p_koikoi.app.identity import PeerCheck, Trust, known_peer, load_identity, remember_peer, replay_dir
 from p2p_koikoi.app.own_name import load_own_name
 from p2p_koikoi.app.punching import Punching, ask_stun, maps_per_destination
 from p2p_koikoi.app.series import Again, ask_both, greet, part, parting_line, series_of, take_same_rules
@@ -57,7 +57,6 @@ __all__ = [
     "find_lan_games",
     "host_match",
     "join_match",
-    "replay_dir",
 ]
 
 Say = Callable[[str], None]
@@ -68,10 +67,6 @@ NO_MATCH_OFFERED = (
 )
 ACCEPT_DEADLINE = 300.0  # a person reads the rules before accepting
 Confirm = Callable[[str], Awaitable[bool]]
-
-
-def replay_dir(override: Path | None) -> Path:
-    return override if override is not None else data_dir() / "replays"
 
 
 class StrayResume(Refused):

@@ -20,8 +20,8 @@ from typing import Protocol, runtime_checkable
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p_koikoi.app.identity import load_identity
-from p2p_koikoi.app.netplay import NetMatchResult, Say, replay_dir
+from p2p_koikoi.app.identity import load_identity, replay_dir
+from p2p_koikoi.app.netplay import NetMatchResult, Say
 from p2p_koikoi.app.own_name import load_own_name
 from p2p_koikoi.app.practice_series import BotSeat, PersonSeat
 from p2p_koikoi.app.series import Again

@@ -55,7 +55,7 @@ def check_replay_dir(option: Path | None, *, has_option: bool = True) -> Path:
     """The folder records go to (``--replay-dir``, else the default), made if missing, and proven writable
     by writing a file in it; else exit 2 with one line naming the option and what to do. ``has_option``:
     the command takes ``--replay-dir`` (``play`` does not: its records go to the default folder)."""
-    from p2p_koikoi.app.netplay import replay_dir
+    from p2p_koikoi.app.identity import replay_dir
 
     folder = replay_dir(option)
     if option is not None:

@@ -25,8 +25,8 @@ def list_(
 ) -> None:
     """List your recent matches: date, opponent, rules, result and verdict, the newest first."""
     from p2p_koikoi.app.closing import koikoi_command
+    from p2p_koikoi.app.identity import replay_dir as folder_of
     from p2p_koikoi.app.listing import list_records
-    from p2p_koikoi.app.netplay import replay_dir as folder_of
 
     if replay_dir is not None and not replay_dir.is_dir():  # a folder named by hand: a typo is not "no matches"
         what = "is a file, not a folder" if replay_dir.exists() else "does not exist"
