@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -59,7 +58,6 @@ def verify_json(path: Path) -> tuple[int, dict[str, Any]]:
         text=True,
         timeout=120,
         check=False,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
     )
     assert "Traceback" not in done.stderr, done.stderr
     (report,) = json.loads(done.stdout)  # always a list, one report per file
