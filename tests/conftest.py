@@ -49,5 +49,13 @@ if os.environ.pop("PYTHONDONTWRITEBYTECODE", ""):
     sys.dont_write_bytecode = False
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: a worker per core and one more. A third of the suite's time, on two cores, is spent
+    waiting (for ``koikoi`` processes, tmux panes, namespaces and real-clock deadlines) rather than
+    computing, and the extra worker fills those waits: 381 s with two workers, 329 s with three, measured
+    one after the other on the same two-core machine."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
 def pytest_configure(config: pytest.Config) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
