@@ -47,14 +47,20 @@ def _steps(pytest_args: list[str], pytest_only: bool) -> list[tuple[str, list[st
 
 
 def _run(tree: Path, steps: list[tuple[str, list[str]]]) -> tuple[float, dict[str, float], str]:
-    """Run the steps in ``tree``: the total seconds, each step's, and pytest's summary line."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
+    """Run the steps in ``tree``: the total seconds, each step's, and pytest's summary line.
+
+    Bytecode is not written into the tree; a suite that caches it elsewhere (``PYTHONPYCACHEPREFIX``,
+    from ``tests/conftest.py`` on) gets an empty cache of its own for every run, as a clean clone in CI
+    does, so that no run is faster for the runs before it."""
     times: dict[str, float] = {}
     summary = ""
     for name, command in steps:
+        cache = tempfile.mkdtemp(prefix="koikoi-suite-bytecode-")
+        env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": cache}
         began = time.perf_counter()
         done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
         times[name] = time.perf_counter() - began
+        shutil.rmtree(cache, ignore_errors=True)
         if name == "pytest":
             lines = [line for line in done.stdout.splitlines() if re.search(r"\d+ (passed|failed|error)", line)]
             summary = lines[-1].strip("= ") if lines else f"exit {done.returncode}"
