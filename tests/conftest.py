@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import tempfile
 from pathlib import Path
 
+import platformdirs
 import pytest
 from hypothesis import strategies as st
 
@@ -41,10 +41,10 @@ os.environ.pop("LINES", None)
 # it imports from source again, about a quarter of a second of CPU apiece. Bytecode is written instead to a
 # cache outside the tree (PYTHONPYCACHEPREFIX), shared by the workers and their children and checked
 # against each source file's time and size as always, so the tree stays as clean as that setting asked.
+# The cache is in the user's own cache directory, not under a shared temp dir, where another user could
+# plant bytecode for our processes to run.
 if os.environ.pop("PYTHONDONTWRITEBYTECODE", ""):
-    os.environ.setdefault(
-        "PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / f"p2p-koikoi-bytecode-{os.getuid()}")
-    )
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(platformdirs.user_cache_dir("p2p-koikoi")) / "test-bytecode"))
     sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
     sys.dont_write_bytecode = False
 
