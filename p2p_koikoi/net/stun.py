@@ -18,7 +18,6 @@ import struct
 from dataclasses import dataclass
 
 import trio
-from aioice import stun
 
 __all__ = ["StunError", "bound_socket", "tcp_mapping"]
 
@@ -63,6 +62,8 @@ async def tcp_mapping(
     """Ask ``server`` (an IP address and port) where our TCP connection from ``local_port`` (0: any)
     comes from; the mapping, and the connection, still open, so that the NAT keeps the mapping until the
     caller closes it."""
+    from aioice import stun  # here, not above: aioice brings dnspython and mDNS (70 ms), and only a punch asks
+
     family = socket.AF_INET6 if ":" in server[0] else socket.AF_INET
     sock = bound_socket(family, local_port)
     stream: trio.SocketStream | None = None

@@ -18,8 +18,6 @@ import struct
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from aioice.stun import pack_xor_address, unpack_xor_address
-
 __all__ = ["Attr", "Kind", "Message", "Method", "TurnMessageError", "long_term_key"]
 
 COOKIE = 0x2112A442
@@ -96,10 +94,14 @@ class Message:
         value = self.attributes.get(attr)
         if value is None:
             return None
+        from aioice.stun import unpack_xor_address  # here: aioice's import costs 70 ms, paid when a relay is used
+
         host, port = unpack_xor_address(value, self.transaction)
         return str(host), int(port)
 
     def put_address(self, attr: Attr, address: tuple[str, int]) -> None:
+        from aioice.stun import pack_xor_address
+
         self.attributes[attr] = pack_xor_address(address, self.transaction)
 
     @property
