@@ -77,6 +77,7 @@ class Listed:
     result: str
     verdict: str
     resumable: bool
+    says_how_to_resume: bool = False  # the result already names the resume command (an adjourned match)
 
 
 def _practice(path: Path) -> bool:
@@ -184,6 +185,8 @@ def list_records(directory: Path | None = None, limit: int = 10, jobs: int | Non
         if practice and open_ending and begun(report):  # the bot lived in that process: nothing to resume with
             result += " (practice: cannot be taken up again)"
         opponent = _opponent(path, report, practice, called)
-        listed = Listed(number, path, record_date(path), opponent, report.rules or "?", result, verdict, resumable)
-        out.append(listed)
+        says_how = resumable and end is not None and end.how is Ending.ADJOURNED  # result_words names the command
+        out.append(
+            Listed(number, path, record_date(path), opponent, report.rules or "?", result, verdict, resumable, says_how)
+        )
     return out

@@ -37,7 +37,7 @@ def list_(
         typer.echo(f"No matches yet in {folder_of(replay_dir)}. Play one with: {command} play")
         return
     for item in listed:
-        resume = "  (resumable)" if item.resumable and " resume " not in item.result else ""
+        resume = "  (resumable)" if item.resumable and not item.says_how_to_resume else ""
         typer.echo(
             f"{item.number:>3}. {item.date}  {item.opponent}  {item.rules}  {item.result}  [{item.verdict}]{resume}"
         )
