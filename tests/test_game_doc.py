@@ -42,6 +42,7 @@ from p2p_koikoi.engine import (
     PassHandYaku,
     Play,
     Round,
+    RuleId,
     RuleSet,
     RuleSetError,
     Yaku,
@@ -322,22 +323,26 @@ def test_every_outcome_ends_rounds_as_the_table_says() -> None:
 
 
 def test_the_rule_ids_are_every_id_the_engine_raises() -> None:
+    """GAME.md's rule-id table (RULE_IDS) names every RuleId, and the engine raises each of them: read from
+    round.py's syntax tree, every ``IllegalActionError(RuleId.X, ...)`` and every refusal ``_gaji_refusal``
+    returns."""
     import ast
 
+    def member(node: ast.expr) -> RuleId:
+        assert isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "RuleId", ast.unparse(node)
+        return RuleId[node.attr]
+
     source = (ROOT / "p2p_koikoi" / "engine" / "round.py").read_text()
-    raised: set[str] = set()
+    raised: set[RuleId] = set()
     for node in ast.walk(ast.parse(source)):
-        if (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "id", None) == "IllegalActionError"
-            and isinstance(node.args[0], ast.Constant)
-        ):
-            raised.add(node.args[0].value)
+        call = isinstance(node, ast.Call) and getattr(node.func, "id", None) == "IllegalActionError"
+        if call and node.args and not isinstance(node.args[0], ast.Starred):
+            raised.add(member(node.args[0]))
         if isinstance(node, ast.FunctionDef) and node.name == "_gaji_refusal":
             for ret in ast.walk(node):
                 if isinstance(ret, ast.Return) and isinstance(ret.value, ast.Tuple):
-                    raised.add(ast.literal_eval(ret.value.elts[0]))
-    assert raised == set(RULE_IDS)
+                    raised.add(member(ret.value.elts[0]))
+    assert raised == set(RULE_IDS) == set(RuleId)
 
 
 # -- yaku and the count, a second time from the words ----------------------------------------------------

@@ -22,6 +22,7 @@ from p2p_koikoi.engine import (
     Phase,
     Play,
     Round,
+    RuleId,
     Yaku,
     preset,
 )
@@ -124,7 +125,7 @@ def test_illegal_moves_name_the_rule_and_change_nothing() -> None:
 
 def test_an_illegal_move_error_crosses_a_process_boundary_whole() -> None:
     # The arena's jobs and a search's pool run the engine in worker processes, which return errors pickled.
-    error = pickle.loads(pickle.dumps(IllegalActionError("not-your-turn", "it is player 1's turn")))
+    error = pickle.loads(pickle.dumps(IllegalActionError(RuleId.NOT_YOUR_TURN, "it is player 1's turn")))
     assert type(error) is IllegalActionError
     assert (error.rule, str(error)) == ("not-your-turn", "it is player 1's turn")
 

@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "p2p_koikoi"
 BELOW = ("engine",)
 
 # Attributes (``x.kind``) and names (``how``) that hold a kind or an ending.
-ATTRIBUTES = {"kind", "how", "verdict", "ended_by", "ending", "termination", "reason", "mode", "method", "step"}
+ATTRIBUTES = {"kind", "how", "verdict", "ended_by", "ending", "termination", "reason", "mode", "method", "step", "rule"}
 NAMES = {"how", "verdict", "ended_by", "ending"}
 
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)

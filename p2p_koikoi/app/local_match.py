@@ -21,6 +21,7 @@ from p2p_koikoi.engine import (
     MatchPhase,
     Round,
     RoundResult,
+    RuleId,
     RuleSet,
     first_dealer_by_draw,
 )
@@ -59,7 +60,7 @@ def play_round(rnd: Round, agents: tuple[Agent, Agent], match: Match, on_events:
                     break
                 except IllegalActionError as exc:
                     # Only a Hiki declaration (a fact the view could not show) may refuse a view-legal move.
-                    if exc.rule != "gaji-blocked-by-hiki" or action not in legal or len(legal) < 2:
+                    if exc.rule is not RuleId.GAJI_BLOCKED_BY_HIKI or action not in legal or len(legal) < 2:
                         raise
                     legal = [a for a in legal if a != action]
         if on_events is not None:

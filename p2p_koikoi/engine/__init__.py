@@ -35,6 +35,7 @@ from p2p_koikoi.engine.errors import (
     CardParseError,
     EngineError,
     IllegalActionError,
+    RuleId,
     RuleSetError,
     ScoreRequestError,
 )
@@ -86,6 +87,7 @@ __all__ = [
     "RoundOutcome",
     "RoundResult",
     "RoundScore",
+    "RuleId",
     "RuleSet",
     "RuleSetError",
     "ScoreRequestError",

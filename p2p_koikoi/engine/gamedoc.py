@@ -20,6 +20,7 @@ from pathlib import Path
 
 from p2p_koikoi.engine.cards import Card, Kind, Month, Role, cards_of, parse_cards
 from p2p_koikoi.engine.deal import DealPattern, deal_layout
+from p2p_koikoi.engine.errors import RuleId
 from p2p_koikoi.engine.match import first_dealer_by_draw
 from p2p_koikoi.engine.round import OutcomeKind, Phase
 from p2p_koikoi.engine.ruledoc import OPTIONS
@@ -125,22 +126,22 @@ OUTCOMES: dict[OutcomeKind, tuple[str, str, str, bool]] = {
 
 # The engine's rule ids: why an action is illegal. A peer names one in `illegal-move:RULE` (and the audit in
 # `audit:RULE`); a test checks this list is every id the engine raises.
-RULE_IDS: dict[str, str] = {
-    "round-over": "the round is over",
-    "not-your-turn": "another seat (or chance) is to act",
-    "wrong-phase": "that kind of action is not one of this phase's (see the phases above)",
-    "card-not-in-hand": "a played or claimed card is not in the seat's hand",
-    "target-does-not-match": "the named table card is not of the played (or drawn) card's month",
-    "target-not-on-table": "the Gaji's target is not on the table",
-    "choose-capture": "the card matches two table cards and names neither",
-    "no-choice": "the card has one or three matches and yet names one of them",
-    "gaji-after-november": "a Gaji wildcard after the other seat has played a willow card from its hand",
-    "gaji-blocked-by-hiki": "a Gaji wildcard onto a month of three whose fourth card the other seat holds",
-    "wrong-draw": "the drawn card is not the next stock card",
-    "card-already-seen": "a card said to be hidden (drawn or revealed) was already seen elsewhere",
-    "too-many-cards": "more hand cards revealed than the seat has hidden",
-    "hand-yaku-not-claimed": "a pass by a seat holding Teshi or Kuttsuki",
-    "false-hand-yaku": "a claim whose cards do not make the yaku named, or that the hand does not make",
+RULE_IDS: dict[RuleId, str] = {
+    RuleId.ROUND_OVER: "the round is over",
+    RuleId.NOT_YOUR_TURN: "another seat (or chance) is to act",
+    RuleId.WRONG_PHASE: "that kind of action is not one of this phase's (see the phases above)",
+    RuleId.CARD_NOT_IN_HAND: "a played or claimed card is not in the seat's hand",
+    RuleId.TARGET_DOES_NOT_MATCH: "the named table card is not of the played (or drawn) card's month",
+    RuleId.TARGET_NOT_ON_TABLE: "the Gaji's target is not on the table",
+    RuleId.CHOOSE_CAPTURE: "the card matches two table cards and names neither",
+    RuleId.NO_CHOICE: "the card has one or three matches and yet names one of them",
+    RuleId.GAJI_AFTER_NOVEMBER: "a Gaji wildcard after the other seat has played a willow card from its hand",
+    RuleId.GAJI_BLOCKED_BY_HIKI: "a Gaji wildcard onto a month of three whose fourth card the other seat holds",
+    RuleId.WRONG_DRAW: "the drawn card is not the next stock card",
+    RuleId.CARD_ALREADY_SEEN: "a card said to be hidden (drawn or revealed) was already seen elsewhere",
+    RuleId.TOO_MANY_CARDS: "more hand cards revealed than the seat has hidden",
+    RuleId.HAND_YAKU_NOT_CLAIMED: "a pass by a seat holding Teshi or Kuttsuki",
+    RuleId.FALSE_HAND_YAKU: "a claim whose cards do not make the yaku named, or that the hand does not make",
 }
 
 # phase -> (who acts, what happens). The phase ids and the seat to act (-1 for chance) are what the

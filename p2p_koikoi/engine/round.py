@@ -42,7 +42,7 @@ from p2p_koikoi.engine.actions import (
 )
 from p2p_koikoi.engine.cards import ALL_CARDS, Card, cards_of, month_mask
 from p2p_koikoi.engine.deal import HAND_SIZE, STOCK_SIZE, TABLE_SIZE, Deal
-from p2p_koikoi.engine.errors import IllegalActionError
+from p2p_koikoi.engine.errors import IllegalActionError, RuleId
 from p2p_koikoi.engine.rules import (
     BothHandYaku,
     Exhausted,
@@ -312,9 +312,9 @@ class Round:
     def reveal(self, seat: int, cards: int) -> None:
         """Learn hidden cards of ``seat``'s hand (the deal protocol unlocked them)."""
         if cards & self._seen:
-            raise IllegalActionError("card-already-seen", "a revealed hand card was already seen elsewhere")
+            raise IllegalActionError(RuleId.CARD_ALREADY_SEEN, "a revealed hand card was already seen elsewhere")
         if cards.bit_count() > self.hidden[seat]:
-            raise IllegalActionError("too-many-cards", f"player {seat} has only {self.hidden[seat]} hidden cards")
+            raise IllegalActionError(RuleId.TOO_MANY_CARDS, f"player {seat} has only {self.hidden[seat]} hidden cards")
         self.hands[seat] |= cards
         self.hidden[seat] -= cards.bit_count()
         self._seen |= cards
@@ -409,13 +409,16 @@ class Round:
                 out.extend(Play(card, t) for t in cards_of(table & ~matches) if self._gaji_refusal(seat, t) is None)
         return out
 
-    def _gaji_refusal(self, seat: int, target: Card) -> tuple[str, str] | None:
+    def _gaji_refusal(self, seat: int, target: Card) -> tuple[RuleId, str] | None:
         """Why the Gaji cannot take ``target`` as a wildcard now, or None if it can."""
         if self._willow_played[1 - seat]:
-            return "gaji-after-november", "the Gaji is no wildcard once the other player has played a November card"
+            return (
+                RuleId.GAJI_AFTER_NOVEMBER,
+                "the Gaji is no wildcard once the other player has played a November card",
+            )
         tm = _MONTH_OF[target]
         if (self.table & tm).bit_count() == 3 and self.hands[1 - seat] & tm:
-            return "gaji-blocked-by-hiki", "the other player holds the fourth card of that month (Hiki)"
+            return RuleId.GAJI_BLOCKED_BY_HIKI, "the other player holds the fourth card of that month (Hiki)"
         return None
 
     # -- apply: each action is checked in full, then played by a core step ---------------
@@ -429,10 +432,10 @@ class Round:
             seat = self.to_act
         phase = self.phase
         if phase is Phase.OVER:
-            raise IllegalActionError("round-over", "the round is over")
+            raise IllegalActionError(RuleId.ROUND_OVER, "the round is over")
         if seat != self.to_act:
             who = "chance" if self.to_act == CHANCE else f"player {self.to_act}"
-            raise IllegalActionError("not-your-turn", f"it is {who}'s move, not player {seat}'s")
+            raise IllegalActionError(RuleId.NOT_YOUR_TURN, f"it is {who}'s move, not player {seat}'s")
         events: list[Event] = []
         if isinstance(action, Play) and phase is Phase.PLAY:
             taken, wildcard = self._check_play(seat, action.card, action.target)
@@ -450,7 +453,7 @@ class Round:
         elif isinstance(action, Exchange) and phase is Phase.EXCHANGE:
             events = self._exchange(seat, action.swap)
         else:
-            raise IllegalActionError("wrong-phase", f"{action} is not a move of the {phase.value} phase")
+            raise IllegalActionError(RuleId.WRONG_PHASE, f"{action} is not a move of the {phase.value} phase")
         self.history.append((seat, action))
         return events
 
@@ -461,27 +464,29 @@ class Round:
     def _check_play(self, seat: int, card: Card, target: Card | None) -> tuple[int, bool]:
         """The table cards ``card`` takes, and whether the Gaji takes one as a wildcard; or raise."""
         if not self._holds(seat, card):
-            raise IllegalActionError("card-not-in-hand", f"{card.id} is not in player {seat}'s hand")
+            raise IllegalActionError(RuleId.CARD_NOT_IN_HAND, f"{card.id} is not in player {seat}'s hand")
         table = self.table
         matches = table & _MONTH_OF[card]
         if target is not None and not matches & (1 << target):
             if not (self.rules.gaji and card is _LIGHTNING):
                 raise IllegalActionError(
-                    "target-does-not-match", f"{target.id} is not a table card of {card.id}'s month"
+                    RuleId.TARGET_DOES_NOT_MATCH, f"{target.id} is not a table card of {card.id}'s month"
                 )
             if not table & (1 << target):
-                raise IllegalActionError("target-not-on-table", f"{target.id} is not on the table")
+                raise IllegalActionError(RuleId.TARGET_NOT_ON_TABLE, f"{target.id} is not on the table")
             refusal = self._gaji_refusal(seat, target)
             if refusal is not None:
                 raise IllegalActionError(*refusal)
             return 1 << target, True
         if matches.bit_count() == 2:
             if target is None:
-                raise IllegalActionError("choose-capture", f"{card.id} matches two table cards: name the one to take")
+                raise IllegalActionError(
+                    RuleId.CHOOSE_CAPTURE, f"{card.id} matches two table cards: name the one to take"
+                )
             return 1 << target, False
         if target is not None:
             raise IllegalActionError(
-                "no-choice", f"{card.id} has no choice to make: play it without naming a table card"
+                RuleId.NO_CHOICE, f"{card.id} has no choice to make: play it without naming a table card"
             )
         return matches, False  # none, one, or all three
 
@@ -518,9 +523,9 @@ class Round:
         top = self._stock[self.stock_index]
         if top is not None:
             if card != top:
-                raise IllegalActionError("wrong-draw", f"the top of the stock is {top.id}, not {card.id}")
+                raise IllegalActionError(RuleId.WRONG_DRAW, f"the top of the stock is {top.id}, not {card.id}")
         elif self._seen & (1 << card):
-            raise IllegalActionError("card-already-seen", f"{card.id} cannot be in the stock: it was seen already")
+            raise IllegalActionError(RuleId.CARD_ALREADY_SEEN, f"{card.id} cannot be in the stock: it was seen already")
 
     def _do_draw(self, card: int, events: list[Event] | None) -> None:
         seat = self.turn
@@ -552,7 +557,9 @@ class Round:
         card = self._pending
         assert card is not None
         if not self.table & _MONTH_OF[card] & (1 << target):
-            raise IllegalActionError("target-does-not-match", f"{target.id} is not a table card of {card.id}'s month")
+            raise IllegalActionError(
+                RuleId.TARGET_DOES_NOT_MATCH, f"{target.id} is not a table card of {card.id}'s month"
+            )
 
     def _do_choose(self, target: int, events: list[Event] | None) -> None:
         card = self._pending
@@ -649,14 +656,16 @@ class Round:
     def _declare(self, seat: int, action: ClaimHandYaku | PassHandYaku) -> list[Event]:
         if isinstance(action, PassHandYaku):
             if self.hidden[seat] == 0 and hand_yaku(self.hands[seat]) is not None:
-                raise IllegalActionError("hand-yaku-not-claimed", f"player {seat} holds a hand yaku and must claim it")
+                raise IllegalActionError(
+                    RuleId.HAND_YAKU_NOT_CLAIMED, f"player {seat} holds a hand yaku and must claim it"
+                )
             declared: YakuScore | None = None
             events = [Event(EventKind.HAND_YAKU, seat, text="has no hand yaku", action=action)]
         else:
             cards = action.cards
             for card in cards_of(cards):
                 if not self._holds(seat, card):
-                    raise IllegalActionError("card-not-in-hand", f"{card.id} is not in player {seat}'s hand")
+                    raise IllegalActionError(RuleId.CARD_NOT_IN_HAND, f"{card.id} is not in player {seat}'s hand")
             if action.yaku is Yaku.TESHI:
                 valid = cards.bit_count() == 4 and four_of_a_month(cards) == cards
             elif action.yaku is Yaku.KUTTSUKI:
@@ -664,11 +673,11 @@ class Round:
             else:
                 valid = False
             if not valid:
-                raise IllegalActionError("false-hand-yaku", f"those cards do not make {action.yaku.value}")
+                raise IllegalActionError(RuleId.FALSE_HAND_YAKU, f"those cards do not make {action.yaku.value}")
             found = hand_yaku(self.hands[seat] | cards) if self.hidden[seat] == 0 else None
             if found is not None and found.yaku is not action.yaku:
                 raise IllegalActionError(
-                    "false-hand-yaku", f"that hand makes {found.yaku.value}, not {action.yaku.value}"
+                    RuleId.FALSE_HAND_YAKU, f"that hand makes {found.yaku.value}, not {action.yaku.value}"
                 )
             for card in cards_of(cards & ~self.hands[seat]):
                 self.hidden[seat] -= 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from p2p_koikoi.engine import CHANCE, Card, Exchange, IllegalActionError, Round
+from p2p_koikoi.engine import CHANCE, Card, Exchange, IllegalActionError, Round, RuleId
 from p2p_koikoi.fairness import CheatingDetected, DealContext, Keys, Message, Reason, Reveal, parse_message, reveal_plan
 from p2p_koikoi.fairness.audit import open_contribution
 from p2p_koikoi.fairness.derive import Contribution
@@ -156,7 +156,7 @@ def _replay_moves(referee: Referee, accuser: int, watch: DealWatch) -> Finding |
         try:
             probe.apply(action, seat)
         except IllegalActionError as exc:
-            if seat in (CHANCE, accuser) or exc.rule == "gaji-blocked-by-hiki":
+            if seat in (CHANCE, accuser) or exc.rule is RuleId.GAJI_BLOCKED_BY_HIKI:
                 return None
             return Finding(
                 referee.history_entry(n),

@@ -50,6 +50,7 @@ from p2p_koikoi.engine import (
     Play,
     Round,
     RoundResult,
+    RuleId,
     RuleSet,
     Termination,
     first_dealer_by_draw,
@@ -591,7 +592,7 @@ class Referee:
             try:
                 full.apply(action, seat)
             except IllegalActionError as exc:
-                blame = 1 - seat if exc.rule == "gaji-blocked-by-hiki" else seat
+                blame = 1 - seat if exc.rule is RuleId.GAJI_BLOCKED_BY_HIKI else seat
                 text = f"with every card known, seat {seat}'s {action} was not legal: {exc}"
                 # Named at the entry that made the move (a false pass, a false no-hiki), found at the Reveal.
                 at = self.history_entry(n)
@@ -858,7 +859,7 @@ class Referee:
                 if answer.seat == author:
                     shown |= answer.card.bit
             known = shown & rnd.hands[1 - author] & month_mask(action.target.month)
-            if exc.rule != "gaji-blocked-by-hiki" or known:
+            if exc.rule is not RuleId.GAJI_BLOCKED_BY_HIKI or known:
                 raise
 
     def _on_hiki_answer(self, body: MoveBody) -> None:
