@@ -40,3 +40,31 @@ async def test_a_no_after_the_first_match_ends_it_with_one_line(tmp_path, monkey
     assert host.ok and guest.ok and not host.earlier and not guest.earlier
     assert host.notes == [Verdict.PEER_DECLINED.line] and guest.notes == [Verdict.WE_DECLINED.line]
     all_verify(replays, 2)
+
+
+async def test_a_match_taken_up_again_is_followed_by_a_rematch_as_any_match(tmp_path, monkeypatch) -> None:
+    """The guest is cut off mid-match and joins again: the match goes on where it was left, and once it is
+    played out both are asked about another, as after any match; both yes play a second match on the
+    connection the rejoin opened, a record of its own each, and every record verifies."""
+    host_says, guest_says = _answers(True, False), _answers(True, True)
+    host, guest, replays = await play_series(tmp_path, monkeypatch, host_says, guest_says, guest_leaves_after=3)
+    for result in (host, guest):
+        assert result.ok and len(result.earlier) == 1 and result.earlier[0].ok
+        assert result.record is not None and result.record != result.earlier[0].record
+    assert host.notes == [Verdict.WE_DECLINED.line] and guest.notes == [Verdict.PEER_DECLINED.line]
+    assert guest_says.asked == [guest.earlier[0].record, guest.record]
+    all_verify(replays, 4)  # the match taken up again and the rematch, a copy each
+
+
+async def test_a_match_taken_up_with_koikoi_resume_is_followed_by_a_rematch(tmp_path, monkeypatch) -> None:
+    """As above, the guest taking its match up with ``koikoi resume``'s use case on its record: the rematch
+    is offered there too, and its record goes beside the one resumed."""
+    host_says, guest_says = _answers(True, False), _answers(True, True)
+    host, guest, replays = await play_series(
+        tmp_path, monkeypatch, host_says, guest_says, guest_leaves_after=3, by_resume=True
+    )
+    for result in (host, guest):
+        assert result.ok and len(result.earlier) == 1 and result.earlier[0].ok
+    assert guest.record is not None and guest.record.parent == replays
+    assert host.notes == [Verdict.WE_DECLINED.line] and guest.notes == [Verdict.PEER_DECLINED.line]
+    all_verify(replays, 4)

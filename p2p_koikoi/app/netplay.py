@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -57,6 +58,7 @@ __all__ = [
     "find_lan_games",
     "host_match",
     "join_match",
+    "rematches",
 ]
 
 Say = Callable[[str], None]
@@ -172,12 +174,14 @@ async def _play_again(
     player: Player,
     plan: Reconnect,
     say: Say,
+    held: Held | None = None,
 ) -> MatchReport:
-    """Play on an unfinished match taken up again on this connection, appending to its record."""
+    """Play on an unfinished match taken up again on this connection, appending to its record (its
+    connection handed to ``held`` when it is played out, for a rematch as after any match)."""
     record = unfinished.reopen()
     tell_so_far(player, unfinished.session)
     try:
-        return await play_on(channel, unfinished.session, identity, player, record, plan, say)
+        return await play_on(channel, unfinished.session, identity, player, record, plan, say, held)
     finally:
         record.close()
 
@@ -201,10 +205,13 @@ class _Rematches:
     again: Again
     begin: Begin
 
-    async def play(self, held: Held, session: MatchSession, result: NetMatchResult) -> NetMatchResult:
+    async def play(
+        self, held: Held, session: MatchSession, result: NetMatchResult, greeted: tuple[bytes, bytes] | None = None
+    ) -> NetMatchResult:
         """From a match played out (its connection in ``held``) on, until a match is not played out or the
-        players part; the last match's result, holding the ones before it."""
-        series = series_of(session)
+        players part; the last match's result, holding the ones before it. ``greeted``: the nonces this
+        connection was opened with, when its first match was one taken up again (not the match's own)."""
+        series = series_of(session, greeted)
         while held.channel is not None and result.ok:
             channel, held.channel = held.channel, None
             nxt = await self.next_match(channel, session, series, result.record)
@@ -435,16 +442,36 @@ async def _map_port(
     await mapper.keep()
 
 
-@dataclass(frozen=True, slots=True)
-class _Admitted:
-    """The guest the host took: its connection, the match, its address, and the old record if it is back."""
+class _Taken(NamedTuple):
+    """What admitting a greeted guest gives: its match, its name, the old record if it is back, and the
+    nonces it greeted with (a rematch after a match taken up again must not greet with them again)."""
 
-    channel: FramedChannel
     session: MatchSession
     peer: str
     unfinished: Unfinished | None
+    greeted: tuple[bytes, bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class _Admitted:
+    """The guest the host took: its connection, and what admitting it gave (:class:`_Taken`)."""
+
+    channel: FramedChannel
+    taken: _Taken
     answer: Answer | None = None  # the guest's answer code, when the host dialled it
     punch_from: int | None = None  # our STUN port, when the host could punch to the answer's candidate
+
+    @property
+    def session(self) -> MatchSession:
+        return self.taken.session
+
+    @property
+    def peer(self) -> str:
+        return self.taken.peer
+
+    @property
+    def unfinished(self) -> Unfinished | None:
+        return self.taken.unfinished
 
 
 async def _host_plays(
@@ -464,7 +491,7 @@ async def _host_plays(
     if unfinished is not None:
         say(f"Guest {admitted.peer} is back (fingerprint {result.peer_fingerprint}); the match goes on.")
         result.record = unfinished.path
-        result.report = await _play_again(admitted.channel, unfinished, identity, player, plan, say)
+        result.report = await _play_again(admitted.channel, unfinished, identity, player, plan, say, held)
         return
     say(f"Guest {admitted.peer} accepted the rules (fingerprint {result.peer_fingerprint}).")
     channel, session = admitted.channel, admitted.session
@@ -481,7 +508,7 @@ async def _host_forked(fork: Fork, unfinished: Unfinished, player: Player, resul
     await player.notify(session.take_events())
 
 
-Admit = Callable[[FramedChannel, Greeting, str], Awaitable[tuple[MatchSession, str, Unfinished | None]]]
+Admit = Callable[[FramedChannel, Greeting, str], Awaitable[_Taken]]
 
 
 def _admitter(
@@ -494,9 +521,7 @@ def _admitter(
     own = load_own_name()
     name = own.format() if own is not None else None
 
-    async def admit(
-        channel: FramedChannel, greeting: Greeting, peer: str
-    ) -> tuple[MatchSession, str, Unfinished | None]:
+    async def admit(channel: FramedChannel, greeting: Greeting, peer: str) -> _Taken:
         unfinished = _unfinished(directory, identity, greeting.peer_key, say, restored)
         if unfinished is not None:
             try:
@@ -507,13 +532,13 @@ def _admitter(
             except BaseException:
                 _put_back(restored, unfinished)
                 raise
-            return unfinished.session, peer, unfinished
+            return _Taken(unfinished.session, peer, unfinished, greeting.nonces)
         try:
             session = await admit_guest(channel, greeting, identity, options.rules, options.turn_limit, name)
         except StrayResume as exc:  # rare and worth knowing: said in full, not just counted
             say(f"Dropped {peer}: {exc}.")
             raise
-        return session, peer, None
+        return _Taken(session, peer, None, greeting.nonces)
 
     return admit
 
@@ -627,7 +652,7 @@ class _OpenSeat:
             self.say(line)
 
     async def _by_door(self, admit: Admit, nursery: trio.Nursery) -> _Admitted:
-        channel, (session, peer, unfinished) = await listen(
+        channel, taken = await listen(
             self.key,
             admit,
             port=self.options.port,
@@ -636,11 +661,11 @@ class _OpenSeat:
             on_dropped=self._on_dropped,
             guard=self.guard,
         )
-        return _Admitted(channel, session, peer, unfinished)
+        return _Admitted(channel, taken)
 
     async def _by_answer(self, admit: Admit) -> _Admitted:
         assert self.answers is not None
-        channel, (session, peer, unfinished), answer = await take_answers(
+        channel, taken, answer = await take_answers(
             self.answers,
             self.key,
             self.ours,
@@ -651,7 +676,7 @@ class _OpenSeat:
             punch_from=self.punching.from_port,
             maps_anew=partial(maps_per_destination, self.punching, self.options.stun),
         )
-        return _Admitted(channel, session, peer, unfinished, answer, self.punching.from_port)
+        return _Admitted(channel, taken, answer, self.punching.from_port)
 
 
 def _dial_back(admitted: _Admitted) -> tuple[Address, ...]:
@@ -701,22 +726,51 @@ class _Seated:
             held = Held() if self.again is not None else None
             await _host_plays(admitted, self.identity, self.player_for(0), self.directory, plan, self.say, result, held)
             if held is not None and self.again is not None:
-                begin = _host_begins(self.options, self.identity)
-                rematches = _Rematches(
-                    0, self.identity, self.player_for, self.directory, plan, self.say, self.again, begin
+                result = await rematches(
+                    admitted.session,
+                    held,
+                    result,
+                    self.identity,
+                    self.player_for,
+                    self.directory,
+                    plan,
+                    self.say,
+                    self.again,
+                    admitted.taken.greeted,
                 )
-                result = await rematches.play(held, admitted.session, result)
             nursery.cancel_scope.cancel()
         return result
 
 
-def _host_begins(options: HostOptions, identity: Ed25519PrivateKey) -> Begin:
-    """The host's start of each next match: its rules offered as for the first, under the name it goes by."""
+async def rematches(
+    session: MatchSession,
+    held: Held,
+    result: NetMatchResult,
+    identity: Ed25519PrivateKey,
+    player_for: Callable[[int], Player],
+    directory: Path,
+    plan: Reconnect,
+    say: Say,
+    again: Again,
+    greeted: tuple[bytes, bytes] | None = None,
+) -> NetMatchResult:
+    """Each rematch both players want after ``session`` was played out on the connection in ``held``, as
+    host or guest by its seat (host, join, and ``koikoi resume`` after a match it took up again). The next
+    matches' records go into ``directory``; ``greeted`` as for :meth:`_Rematches.play`."""
+    seat = session.seat
+    begin = _host_begins(session.turn_limit, identity) if seat == 0 else _guest_begins(identity)
+    series = _Rematches(seat, identity, player_for, directory, plan, say, again, begin)
+    return await series.play(held, session, result, greeted)
+
+
+def _host_begins(turn_limit: int, identity: Ed25519PrivateKey) -> Begin:
+    """The host's start of each next match: its rules offered as for the first (with its time limit), under
+    the name it goes by."""
     own = load_own_name()
     name = own.format() if own is not None else None
 
     async def begin(channel: FramedChannel, greeting: Greeting, rules: RuleSet) -> MatchSession:
-        return await admit_guest(channel, greeting, identity, rules, options.turn_limit, name)
+        return await admit_guest(channel, greeting, identity, rules, turn_limit, name)
 
     return begin
 
@@ -803,23 +857,39 @@ async def _join(
         )
     directory = replay_dir(options.replay_dir)
     unfinished = _unfinished(directory, identity, greeting.peer_key, say)
-    if unfinished is not None:
-        return await _rejoin_host(channel, unfinished, identity, player_for(1), plan, say, result)
-    own = load_own_name()
-    session = MatchSession(1, identity, greeting.peer_key, greeting.nonces, name=own.format() if own else None)
     held = Held() if again is not None else None
+    if unfinished is not None:
+        result = await _rejoin_host(channel, unfinished, identity, player_for(1), plan, say, result, held)
+        session, greeted = unfinished.session, greeting.nonces
+    else:
+        own = load_own_name()
+        session = MatchSession(1, identity, greeting.peer_key, greeting.nonces, name=own.format() if own else None)
+        result = await _play_new(channel, session, identity, player_for(1), directory, plan, say, result, held)
+        greeted = None
+    if held is None or again is None:
+        return result
+    return await rematches(session, held, result, identity, player_for, directory, plan, say, again, greeted)
+
+
+async def _play_new(
+    channel: FramedChannel,
+    session: MatchSession,
+    identity: Ed25519PrivateKey,
+    player: Player,
+    directory: Path,
+    plan: Reconnect,
+    say: Say,
+    result: NetMatchResult,
+    held: Held | None,
+) -> NetMatchResult:
+    """The guest's new match, from the host's offer on; a host that closes before offering one is told so."""
     try:
-        result.report, result.record = await _play(
-            channel, session, identity, player_for(1), directory, plan, say, held
-        )
+        result.report, result.record = await _play(channel, session, identity, player, directory, plan, say, held)
     except ConnectionLost:
         if session.chain.entries:
             raise
         raise ConnectionLost(NO_MATCH_OFFERED) from None
-    if held is None or again is None:
-        return result
-    rematches = _Rematches(1, identity, player_for, directory, plan, say, again, _guest_begins(identity))
-    return await rematches.play(held, session, result)
+    return result
 
 
 async def _rejoin_host(
@@ -830,6 +900,7 @@ async def _rejoin_host(
     plan: Reconnect,
     say: Say,
     result: NetMatchResult,
+    held: Held | None = None,
 ) -> NetMatchResult:
     """The guest's half of a rejoin: we hold an unfinished match with this host, so we ``resume`` it
     on this connection rather than wait for a new one. A host that offers a new match instead holds
@@ -854,7 +925,7 @@ async def _rejoin_host(
         return result
     say("The match goes on.")
     result.record = path
-    result.report = await _play_again(channel, unfinished, identity, player, plan, say)
+    result.report = await _play_again(channel, unfinished, identity, player, plan, say, held)
     return result
 
 

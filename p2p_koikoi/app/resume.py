@@ -5,7 +5,8 @@ again from the master secret kept beside the record and must come out byte for b
 we find the peer again: the host listens on the port it used, the guest dials the address it dialled
 (or the one given, when it changed), both prove they are the same keys in the same match, exchange
 whatever the other missed, and play on. The record is appended to, after cutting off any half frame
-the crash left.
+the crash left. A match taken up again and played out is followed by a rematch when both players want
+one, as after any match (SPEC.md section 9), its record beside this one.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from pathlib import Path
 
 from p2p_koikoi.app.continuing import GRACE, Reconnect, play_on
 from p2p_koikoi.app.identity import load_identity
-from p2p_koikoi.app.netplay import NetMatchResult, Say
+from p2p_koikoi.app.netplay import NetMatchResult, Say, rematches
+from p2p_koikoi.app.series import Again
 from p2p_koikoi.app.unfinished import CatchingUp, ResumeError, restore_match, tell_so_far
-from p2p_koikoi.net.runner import Player
+from p2p_koikoi.net.runner import Held, Player
 from p2p_koikoi.net.tcp import Address, parse_address
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.wire import public_bytes
@@ -33,7 +35,9 @@ async def resume_match(
     *,
     grace: float = GRACE,
     bind: str | None = None,
+    again: Again | None = None,
 ) -> NetMatchResult:
+    """Play the match of the record at ``path`` on to its end; with ``again``, each rematch both players want."""
     identity = load_identity()
     unfinished = restore_match(path, identity)
     session, record = unfinished.session, unfinished.record
@@ -50,8 +54,11 @@ async def resume_match(
     writer = unfinished.reopen()
     player = player_for(seat)
     tell_so_far(player, session)
+    held = Held() if again is not None else None
     try:
-        result.report = await play_on(None, session, identity, player, writer, plan, say)
+        result.report = await play_on(None, session, identity, player, writer, plan, say, held)
     finally:
         writer.close()
-    return result
+    if held is None or again is None:
+        return result
+    return await rematches(session, held, result, identity, player_for, path.parent, plan, say, again)

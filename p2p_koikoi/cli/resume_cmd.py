@@ -66,7 +66,7 @@ def resume(
 
             seat = read_record(file).writer_seat
             at_table = run_at_table(
-                lambda table: resume_match(file, target, lambda _: table, table.say, grace=grace),
+                lambda table: resume_match(file, target, table.for_match, table.say, grace=grace, again=table.again),
                 seat=seat,
                 waiting="Reconnecting…",
             )
@@ -74,7 +74,7 @@ def resume(
                 raise fail("you left before the match went on", 1)
             result = at_table
         else:
-            result = run_trio(lambda: resume_match(file, target, player_for, say, grace=grace))
+            result = run_trio(lambda: resume_match(file, target, player_for, say, grace=grace, again=seat_player.again))
     except (ResumeError, RecordError) as exc:
         raise fail(str(exc)) from None
     except ConnectionLost as exc:
