@@ -24,7 +24,7 @@ from p2p_koikoi.app.dial_back import PASTE_HERE, ReadLine, first_of, take_answer
 from p2p_koikoi.app.identity import PeerCheck, Trust, known_peer, load_identity, remember_peer, replay_dir
 from p2p_koikoi.app.own_name import load_own_name
 from p2p_koikoi.app.punching import Punching, ask_stun, maps_per_destination
-from p2p_koikoi.app.series import Again, ask_both, greet, part, parting_line, series_of, take_same_rules
+from p2p_koikoi.app.series import Again, ask_both, greet, play_series, series_of, take_same_rules
 from p2p_koikoi.app.unfinished import ResumeError, Unfinished, find_unfinished, restore_match, tell_so_far
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.answer import Answer
@@ -211,18 +211,12 @@ class _Rematches:
         """From a match played out (its connection in ``held``) on, until a match is not played out or the
         players part; the last match's result, holding the ones before it. ``greeted``: the nonces this
         connection was opened with, when its first match was one taken up again (not the match's own)."""
+
+        async def played(channel: FramedChannel, session: MatchSession, last: NetMatchResult) -> NetMatchResult:
+            return await self.played(channel, session, held, last)
+
         series = series_of(session, greeted)
-        while held.channel is not None and result.ok:
-            channel, held.channel = held.channel, None
-            nxt = await self.next_match(channel, session, series, result.record)
-            if not isinstance(nxt, MatchSession):
-                await part(channel)
-                result.notes.append(parting_line(nxt))
-                return result
-            self.say(Verdict.AGREED.line)
-            session = nxt
-            result = await self.played(channel, session, held, result)
-        return result
+        return await play_series(held, session, result, series, self.next_match, played, self.say)
 
     async def next_match(
         self, channel: FramedChannel, session: MatchSession, series: Series, record: Path | None

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2p_koikoi.app.netplay import NetMatchResult, admit_guest
 from p2p_koikoi.app.players import BotPlayer
-from p2p_koikoi.app.series import Again, ask_both, greet, part, parting_line, series_of, take_same_rules
+from p2p_koikoi.app.series import Again, ask_both, greet, part, play_series, series_of, take_same_rules
 from p2p_koikoi.bots.base import Agent
 from p2p_koikoi.net.door import Refused
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
@@ -97,20 +97,16 @@ class PersonSeat:
         """The first match on ``channel`` and each one after it; the last match's result, holding the others."""
         held = Held() if self.again is not None else None
         await self._one(channel, session, held, result)
-        series = series_of(session)
-        while held is not None and held.channel is not None and result.ok:
-            channel, held.channel = held.channel, None
-            nxt = await self._begin(channel, session, series, result.record)
-            if not isinstance(nxt, MatchSession):
-                await part(channel)
-                result.notes.append(parting_line(nxt))
-                return result
-            self.say(Verdict.AGREED.line)
-            session = nxt
-            earlier = [*result.earlier, result]
-            result = NetMatchResult(None, None, result.our_fingerprint, result.peer_fingerprint, earlier=earlier)
+        if held is None:
+            return result
+
+        async def played(channel: FramedChannel, session: MatchSession, last: NetMatchResult) -> NetMatchResult:
+            earlier = [*last.earlier, last]
+            result = NetMatchResult(None, None, last.our_fingerprint, last.peer_fingerprint, earlier=earlier)
             await self._one(channel, session, held, result)
-        return result
+            return result
+
+        return await play_series(held, session, result, series_of(session), self._begin, played, self.say)
 
     async def _begin(
         self, channel: FramedChannel, session: MatchSession, series: Series, record: Path | None

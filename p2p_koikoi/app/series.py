@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 import trio
 
@@ -24,17 +25,67 @@ from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting
 from p2p_koikoi.net.rematch import REMATCH_WAIT, Series, Verdict, agree, greet_again
+from p2p_koikoi.net.runner import Held
 from p2p_koikoi.net.timing import SCALE
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.wire import Ping, Pong, RemoteProtocolError, SignedEntry
 from p2p_koikoi.wire.reasons import ReasonId
 
-__all__ = ["OFFER_DEADLINE", "Again", "ask_both", "part", "parting_line", "series_of", "take_same_rules"]
+__all__ = [
+    "OFFER_DEADLINE",
+    "Again",
+    "ask_both",
+    "part",
+    "parting_line",
+    "play_series",
+    "series_of",
+    "take_same_rules",
+]
 
 Again = Callable[[Path | None], Awaitable[bool]]  # our player's answer, shown the record of the match just played
 OFFER_DEADLINE = 10.0  # seconds the host has, after the greeting, to offer the next match
 LINGER = 2.0  # seconds we read on after our EOF, so our last frame is not lost to a reset
 _ENDS = (ConnectionLost, RemoteProtocolError, OSError, trio.BrokenResourceError, trio.ClosedResourceError)
+
+
+class _Played(Protocol):
+    """What a series needs of a match's result: whether it was played out, its record, the closing lines."""
+
+    @property
+    def ok(self) -> bool: ...
+
+    record: Path | None
+    notes: list[str]
+
+
+R = TypeVar("R", bound=_Played)
+NextMatch = Callable[[FramedChannel, MatchSession, Series, Path | None], Awaitable["MatchSession | Verdict | str"]]
+
+
+async def play_series(
+    held: Held,
+    session: MatchSession,
+    result: R,
+    series: Series,
+    next_match: NextMatch,
+    played: Callable[[FramedChannel, MatchSession, R], Awaitable[R]],
+    say: Callable[[str], None],
+) -> R:
+    """From a match played out (its connection in ``held``) on: ``next_match`` asks both players and begins
+    the next one (or says why not), ``played`` plays it, until a match is not played out or the players
+    part (one line, :func:`parting_line`). The last match's result; host, join, resume and practice all
+    run their series through here, each with its own way to begin and play a match."""
+    while held.channel is not None and result.ok:
+        channel, held.channel = held.channel, None
+        nxt = await next_match(channel, session, series, result.record)
+        if not isinstance(nxt, MatchSession):
+            await part(channel)
+            result.notes.append(parting_line(nxt))
+            return result
+        say(Verdict.AGREED.line)
+        session = nxt
+        result = await played(channel, session, result)
+    return result
 
 
 def series_of(session: MatchSession, nonces: tuple[bytes, bytes] | None = None) -> Series:
