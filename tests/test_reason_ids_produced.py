@@ -33,7 +33,7 @@ from p2p_koikoi.testing import SessionPair, deterministic_entropy
 from p2p_koikoi.wire import RemoteProtocolError, SignedEntry, public_bytes
 from tests.record_support import honest, resign, verify_entries
 from tests.test_endings import deliver, play_until
-from tests.test_spec_tables import _reason_ids_in_code
+from tests.test_spec_tables import reason_ids_in_code
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "protocol" / "SPEC.md").read_text()
@@ -42,7 +42,7 @@ SPEC = (ROOT / "protocol" / "SPEC.md").read_text()
 def _spec_reason_ids() -> set[str]:
     section = SPEC.split("## 6.")[1].split("## 7.")[0]
     listed = set(re.findall(r"`([a-z][a-z:-]*[a-z])`", section)) - {rule.name for rule in ENDING_RULES}
-    return listed & (_reason_ids_in_code() | INTEGRITY_REASONS)
+    return listed & (reason_ids_in_code() | INTEGRITY_REASONS)
 
 
 def test_every_reason_id_spec_md_lists_is_produced_by_a_test_that_names_it() -> None:

@@ -12,17 +12,15 @@ import os
 import re
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from p2p_koikoi.net.rematch import Verdict
 from p2p_koikoi.testing.processes import free_port, wait_listening
-from tests.test_ui_tmux import Pane, Seen, first_taking_card
-from tests.tmux_support import ended as _ended  # test_reverse_tmux takes these three from here
-from tests.tmux_support import exit_code as _exit
-from tests.verify_support import folder_verifies as _verified
+from tests.test_ui_tmux import Pane
+from tests.tmux_support import ended, exit_code, play_both
+from tests.verify_support import folder_verifies
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed: the table is driven in it")
 
@@ -47,42 +45,6 @@ def _panes(tmp_path: Path) -> tuple[Pane, Pane, Path]:
     return host_pane, pane(join, "guest"), replays
 
 
-def _key(screen: str, seen: Seen) -> str | None:
-    """What the beginner of :func:`tests.test_ui_tmux.play_until` presses at this screen, None when it
-    waits (for the other seat, the deal, the end)."""
-    keys_line = screen.rstrip().splitlines()[-1] if screen.strip() else ""
-    if "k: Koi-Koi" in keys_line:
-        seen.koikoi.append(screen)
-        return "s" if len(seen.koikoi) > 1 else "k"
-    if "Enter: continue" in keys_line:
-        return "Enter"
-    if "Enter: take" in keys_line:
-        return "1"
-    if "Enter: play" in keys_line:
-        return first_taking_card(screen)
-    return None
-
-
-def _play_both(panes: tuple[Pane, Pane], done: str) -> None:
-    """Both seats played by keys, a pane at a time, until both screens show ``done``."""
-    seen = (Seen(), Seen())
-    deadline = time.monotonic() + 300
-    while True:
-        assert time.monotonic() < deadline, "the match did not end in time:\n" + "\n".join(p.screen() for p in panes)
-        finished = 0
-        for pane, kept in zip(panes, seen, strict=True):
-            screen = pane.settled()
-            if done in screen:
-                finished += 1
-                continue
-            key = _key(screen, kept)
-            if key is not None:
-                pane.keys(key)
-                pane.wait(lambda s, b=screen: s != b, 30, f"the screen to answer {key!r}")
-        if finished == len(panes):
-            return
-
-
 def _second_match_dealt(screen: str) -> bool:
     """The end screen is gone and the second match's table is up. Its log opens with :data:`NEXT`, but a
     round that ends at the deal (a hand yaku, a misdeal) covers the log with its round-end panel at once,
@@ -93,45 +55,45 @@ def _second_match_dealt(screen: str) -> bool:
 def test_both_press_r_at_the_table_and_a_second_match_is_played_on_the_same_connection(tmp_path: Path) -> None:
     host, guest, replays = _panes(tmp_path)
     try:
-        _play_both((host, guest), OFFERED)
+        play_both((host, guest), OFFERED)
         for pane in (host, guest):
             assert re.search(r"\d+ s to answer", pane.settled()), pane.screen()
             pane.keys("r")
         for pane in (host, guest):  # the second match, dealt on the same connection
             pane.wait(_second_match_dealt, 60, "the second match")
         assert len(list(replays.glob("*.koikoi"))) == 4  # the first match's two copies, and the second's begun
-        _play_both((host, guest), OFFERED)
+        play_both((host, guest), OFFERED)
         host.keys("Enter")  # the host has had enough: a no, and it leaves at once
-        host_screen = _ended(host)
+        host_screen = ended(host)
         guest.wait(lambda s: Verdict.PEER_DECLINED.line in s and "Enter: leave" in s, 30, "the guest told")
         guest.keys("Enter")
-        guest_screen = _ended(guest)
+        guest_screen = ended(guest)
     finally:
         host.close()
         guest.close()
-    assert _exit(host_screen) == 0 and _exit(guest_screen) == 0, host_screen + guest_screen
+    assert exit_code(host_screen) == 0 and exit_code(guest_screen) == 0, host_screen + guest_screen
     for screen in (host_screen, guest_screen):
         assert "Traceback" not in screen
         assert "Match 1 of 2:" in screen and "Match 2 of 2:" in screen  # both matches summed up on leaving
         assert "Match 1:" in screen and "Match 2:" in screen  # and both records named
     assert Verdict.WE_DECLINED.line in host_screen and Verdict.PEER_DECLINED.line in guest_screen
-    _verified(replays, 4)  # two matches, a copy each
+    folder_verifies(replays, 4)  # two matches, a copy each
 
 
 def test_a_no_at_the_table_ends_it_politely(tmp_path: Path) -> None:
     host, guest, replays = _panes(tmp_path)
     try:
-        _play_both((host, guest), OFFERED)
+        play_both((host, guest), OFFERED)
         guest.keys("Enter")  # the guest says no: it leaves at once
-        guest_screen = _ended(guest)
+        guest_screen = ended(guest)
         host.wait(lambda s: Verdict.PEER_DECLINED.line in s and "Enter: leave" in s, 30, "the host told")
         assert OFFERED not in host.settled()
         host.keys("Enter")
-        host_screen = _ended(host)
+        host_screen = ended(host)
     finally:
         host.close()
         guest.close()
-    assert _exit(host_screen) == 0 and _exit(guest_screen) == 0, host_screen + guest_screen
+    assert exit_code(host_screen) == 0 and exit_code(guest_screen) == 0, host_screen + guest_screen
     assert Verdict.WE_DECLINED.line in guest_screen and Verdict.PEER_DECLINED.line in host_screen
     assert "Traceback" not in host_screen + guest_screen
-    _verified(replays, 2)
+    folder_verifies(replays, 2)

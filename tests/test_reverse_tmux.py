@@ -16,8 +16,10 @@ from pathlib import Path
 from p2p_koikoi.app.answer_back import SEND_BACK
 from p2p_koikoi.net.invite import Invite
 from p2p_koikoi.testing.processes import KOIKOI, free_port, koikoi_env, wait_listening
-from tests.test_rematch_table_tmux import OFFERED, _ended, _exit, _play_both, _verified
+from tests.test_rematch_table_tmux import OFFERED
 from tests.test_ui_tmux import Pane
+from tests.tmux_support import ended, exit_code, play_both
+from tests.verify_support import folder_verifies
 
 
 def _fingerprint(home: Path) -> str:
@@ -68,16 +70,16 @@ def test_the_guest_sends_its_answer_code_and_the_host_pastes_it_at_the_table(tmp
             host.keys("-l", line)
             host.keys("Enter")
         host.wait(lambda s: "Dialling the guest back at 127.0.0.1:" in s, 30, "the host to dial back")
-        _play_both((host, guest), OFFERED)
+        play_both((host, guest), OFFERED)
         host.keys("Enter")  # no other match: the host leaves, and the guest is told
-        host_screen = _ended(host)
+        host_screen = ended(host)
         guest.wait(lambda s: "Enter: leave" in s, 30, "the guest told")
         guest.keys("Enter")
-        guest_screen = _ended(guest)
+        guest_screen = ended(guest)
     finally:
         host.close()
         if guest is not None:
             guest.close()
-    assert _exit(host_screen) == 0 and _exit(guest_screen) == 0, host_screen + guest_screen
+    assert exit_code(host_screen) == 0 and exit_code(guest_screen) == 0, host_screen + guest_screen
     assert "Traceback" not in host_screen + guest_screen
-    _verified(replays, 2)
+    folder_verifies(replays, 2)

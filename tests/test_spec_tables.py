@@ -49,7 +49,7 @@ def test_every_stage_is_named_in_the_state_hash_and_the_table() -> None:
         assert f"| {stage.name} |" in SPEC or f"| {stage.name}," in SPEC, stage
 
 
-def _reason_ids_in_code() -> set[str]:
+def reason_ids_in_code() -> set[str]:
     found: set[str] = {str(reason) for reason in Reason}
     patterns = (
         r'_fail\([^,]+, "([a-z:-]+)"',
@@ -67,10 +67,10 @@ def _reason_ids_in_code() -> set[str]:
 
 
 def test_every_reason_id_the_code_can_name_is_in_the_spec() -> None:
-    assert {"after-end", "bad-key", "not-a-card", "baseless-accusation", "corrupt-frame"} <= _reason_ids_in_code()
+    assert {"after-end", "bad-key", "not-a-card", "baseless-accusation", "corrupt-frame"} <= reason_ids_in_code()
     section = SPEC.split("## 6.")[1].split("## 7.")[0]
     listed = set(re.findall(r"`([a-z][a-z:-]*[a-z])`", section))
-    missing = sorted(r for r in _reason_ids_in_code() if r not in listed and not r.startswith("unconfirmed:"))
+    missing = sorted(r for r in reason_ids_in_code() if r not in listed and not r.startswith("unconfirmed:"))
     assert not missing, f"reason ids the code can name but SPEC.md section 6 does not list: {missing}"
 
 
