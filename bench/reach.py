@@ -17,7 +17,9 @@ homes have only IPv6 and no NAT, each behind its router's stateful firewall (STU
 is given coturn as its TURN relay (``--relay``), the last resort where a NAT is endpoint-dependent. Both
 sides are given coturn's two IPv4 addresses as STUN servers, so that an endpoint-dependent NAT shows
 itself (two public ports for one local port) and EIM x EDM tries the birthday spray before the relay.
-``--only WORDS`` runs only the pairs whose name holds them.
+``--only WORDS`` runs only the pairs whose name holds them. Each home's link to the public namespace
+holds every frame ``--delay-ms`` each way (5 ms: 20 ms between the homes, so that simultaneous sends cross
+as slowly as between two real homes; ``tests/delay_link.py``); ``--delay-ms 0`` gives plain veth links.
 """
 
 from __future__ import annotations
@@ -35,7 +37,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from p2p_koikoi.testing import KOIKOI, koikoi_env
-from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair, Side, namespaces_allowed, nat_pair
+from tests.nat_pair import (
+    LINK_DELAY_MS,
+    STUN,
+    TURN_PASSWORD,
+    TURN_USER,
+    Mapping,
+    NatPair,
+    Side,
+    namespaces_allowed,
+    nat_pair,
+)
 
 STUN_AT = f"{STUN[0]}:{STUN[1]},10.88.20.1:{STUN[1]}"  # one coturn, two addresses: two destinations
 RELAY = ["--relay", f"turn:10.88.20.1:{STUN[1]}", "--relay-user", TURN_USER, "--relay-password", TURN_PASSWORD]
@@ -169,16 +181,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", default="", help="run only the pairs whose name holds these words")
+    parser.add_argument("--delay-ms", type=float, default=LINK_DELAY_MS, help="each way, on each home's link")
     args = parser.parse_args()
     reason = namespaces_allowed()
     if reason:
         sys.exit(f"reach: {reason}")
+    between = 4 * args.delay_ms
+    print(f"link delay {args.delay_ms:g} ms each way on each home's link ({between:g} ms round trip between the homes)")
     print(f"{'pair':<38} {'run':>3}  {'rung':<8} {'connect s':>9} {'after paste s':>13}  records")
     for pair in (p for p in PAIRS if args.only in p.name):
         for run in range(1, args.runs + 1):
             with tempfile.TemporaryDirectory() as tmp:
                 folder = Path(tmp)
-                with nat_pair(folder / "coturn.log", pair.a, pair.b) as net:
+                with nat_pair(folder / "coturn.log", pair.a, pair.b, args.delay_ms) as net:
                     result = play(net, pair, folder)
             connect = f"{result.connect:.2f}" if result.connect is not None else "-"
             after = f"{result.after_paste:.3f}" if result.after_paste is not None else "-"

@@ -11,7 +11,11 @@ for every connection (endpoint-dependent, EDM). The public namespace routes betw
 links and knows nothing of the homes, as the internet knows nothing of a home's private network. A
 side may have a carrier-grade NAT stacked behind its router (:class:`Side`: ``cgnat``, the router's WAN
 then in 100.64.0.0/10), and its router may drop every UDP packet going out (``udp_blocked``).
-Every namespace is made here and removed on the way out; traffic stays inside them.
+The two links to the public namespace (each home's way onto the "internet") hold every frame for
+``LINK_DELAY_MS`` each way (``tests/delay_link.py``: TAP devices and a small forwarder in user space,
+since this kernel may have no netem), so that a punch's simultaneous sends cross as slowly as they
+would between two real homes. Every namespace is made here and removed on the way out; traffic stays
+inside them.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +34,8 @@ from pathlib import Path
 __all__ = ["STUN", "Mapping", "NatPair", "Side", "namespaces_allowed", "nat_pair"]
 
 STUN = ("10.88.10.1", 3478)
+LINK_DELAY_MS = 5.0  # each way, on each home's link to the public namespace: 20 ms between the two homes
+DELAY_LINK = Path(__file__).resolve().parent / "delay_link.py"
 TURN_USER, TURN_PASSWORD, TURN_REALM = "koikoi", "hanafuda", "koikoi.test"
 
 
@@ -61,6 +68,8 @@ class NatPair:
     coturn: subprocess.Popen[bytes] | None = None
     made: list[str] = field(default_factory=list)
     six: list[str] = field(default_factory=list)  # the public namespace's IPv6 addresses, when a side has IPv6
+    delay_ms: float = LINK_DELAY_MS
+    wires: list[subprocess.Popen[str]] = field(default_factory=list)  # the delayed links' forwarders
 
     def exec(self, ns: str) -> list[str]:
         return ["ip", "netns", "exec", ns]
@@ -83,6 +92,31 @@ table inet nat_pair {{
 
 def _link(ns1: str, dev1: str, ns2: str, dev2: str) -> None:
     run("ip", "link", "add", dev1, "netns", ns1, "type", "veth", "peer", "name", dev2, "netns", ns2)
+
+
+def _delayed_link(net: NatPair, ns1: str, dev1: str, ns2: str, dev2: str) -> None:
+    """A link like :func:`_link` whose frames wait ``net.delay_ms`` each way (no delay: a plain veth)."""
+    if net.delay_ms <= 0:
+        _link(ns1, dev1, ns2, dev2)
+        return
+    command = [sys.executable, str(DELAY_LINK), "--delay-ms", str(net.delay_ms), dev1, ns1, dev2, ns2]
+    wire = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    net.wires.append(wire)
+    assert wire.stdout is not None
+    if wire.stdout.readline().strip() != "ready":
+        raise RuntimeError(f"the delayed link {dev1}-{dev2} did not come up (exit {wire.wait(timeout=10)})")
+
+
+def _stop_wires(net: NatPair) -> None:
+    """Each forwarder ends when its standard input closes; one that does not is killed."""
+    for wire in net.wires:
+        if wire.stdin is not None:
+            wire.stdin.close()
+        try:
+            wire.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            wire.kill()
+            wire.wait(timeout=5)
 
 
 def _address(ns: str, dev: str, cidr: str) -> None:
@@ -121,7 +155,7 @@ def _side(net: NatPair, letter: str, side: Side, home: str, router: str) -> None
         run("ip", "-n", router, "route", "add", "default", "via", f"100.64.{n}.1")
         rules = _router_rules(f"{tag}c{letter}l", f"{tag}c{letter}w", Mapping.EIM)
         edge = carrier
-    _link(edge, f"{tag}{'c' if side.cgnat else 'r'}{letter}w", net.pub, f"{tag}p{letter}")
+    _delayed_link(net, edge, f"{tag}{'c' if side.cgnat else 'r'}{letter}w", net.pub, f"{tag}p{letter}")
     _address(edge, f"{tag}{'c' if side.cgnat else 'r'}{letter}w", f"10.88.{w}.2/24")
     _address(net.pub, f"{tag}p{letter}", f"10.88.{w}.1/24")
     run("ip", "-n", edge, "route", "add", "default", "via", f"10.88.{w}.1")
@@ -152,11 +186,14 @@ class Side:
 
 
 @contextmanager
-def nat_pair(log: Path, a: Mapping | Side = Mapping.EIM, b: Mapping | Side = Mapping.EIM) -> Iterator[NatPair]:
-    """The two homes behind NATs of the given kinds, coturn running in the public namespace."""
+def nat_pair(
+    log: Path, a: Mapping | Side = Mapping.EIM, b: Mapping | Side = Mapping.EIM, delay_ms: float = LINK_DELAY_MS
+) -> Iterator[NatPair]:
+    """The two homes behind NATs of the given kinds, coturn running in the public namespace, each home's
+    link to it delayed by ``delay_ms`` each way (0: plain veth links)."""
     sa, sb = (side if isinstance(side, Side) else Side(side) for side in (a, b))
     tag = f"kp{os.getpid() % 100000}"
-    net = NatPair(tag, f"{tag}a", f"{tag}b", f"{tag}p", (f"{tag}ra", f"{tag}rb"))
+    net = NatPair(tag, f"{tag}a", f"{tag}b", f"{tag}p", (f"{tag}ra", f"{tag}rb"), delay_ms=delay_ms)
     ra, rb = net.routers
     try:
         for ns in (net.a, net.b, net.pub, ra, rb):
@@ -176,6 +213,7 @@ def nat_pair(log: Path, a: Mapping | Side = Mapping.EIM, b: Mapping | Side = Map
                 net.coturn.wait(timeout=10)
         for ns in net.made:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)
+        _stop_wires(net)
 
 
 def _start_coturn(net: NatPair, log: Path) -> subprocess.Popen[bytes]:
