@@ -16,7 +16,8 @@ NAT; "UDP blocked" drops every UDP packet leaving that home (nothing here needs 
 homes have only IPv6 and no NAT, each behind its router's stateful firewall (STUN over IPv6). The guest
 is given coturn as its TURN relay (``--relay``), the last resort where a NAT is endpoint-dependent. Both
 sides are given coturn's two IPv4 addresses as STUN servers, so that an endpoint-dependent NAT shows
-itself (two public ports for one local port) and EIM x EDM tries the birthday spray before the relay.
+itself (two public ports for one local port) and EIM x EDM and EDM x EIM try the birthday spray before
+the relay.
 ``--only WORDS`` runs only the pairs whose name holds them. Each home's link to the public namespace
 holds every frame ``--delay-ms`` each way (5 ms: 20 ms between the homes, so that simultaneous sends cross
 as slowly as between two real homes; ``tests/delay_link.py``); ``--delay-ms 0`` gives plain veth links.
@@ -70,6 +71,7 @@ PAIRS = (
     Pair("reachable guest x unreachable host", EIM, EIM, "a", "pub"),
     Pair("EIM x EIM", EIM, EIM, "a", "b"),
     Pair("EIM x EDM", EIM, EDM, "a", "b"),
+    Pair("EDM x EIM (the host maps anew)", EDM, EIM, "a", "b"),
     Pair("EDM x EDM", EDM, EDM, "a", "b"),
     Pair("CGNAT x EIM", CGNAT, EIM, "a", "b"),
     Pair("CGNAT x CGNAT", CGNAT, CGNAT, "a", "b"),
@@ -158,7 +160,7 @@ def play(net: NatPair, pair: Pair, folder: Path) -> Run:
         rung = "reverse" if pasted else "direct"
         if any("punch to the host" in s for s in said):
             rung = "punch"
-        elif any("spray to the host" in s for s in said):
+        elif any("spray to the host" in s or "guess at the host's ports" in s for s in said):
             rung = "spray"
         elif any("through the relay" in s for s in said):
             rung = "relay"

@@ -32,7 +32,8 @@ def test_the_spec_vectors(vector: dict[str, object]) -> None:
     key = bytes.fromhex(str(vector["host_key"]))
     token = bytes.fromhex(str(vector["token"])) if vector.get("token") else None
     punch = (str(vector["punch"][0]), int(vector["punch"][1])) if vector.get("punch") else None  # type: ignore[index]
-    invite = Invite(tuple(vector["addresses"]), int(str(vector["port"])), fingerprint(key), token, punch)  # type: ignore[arg-type]
+    anew = bool(vector.get("maps_anew"))
+    invite = Invite(tuple(vector["addresses"]), int(str(vector["port"])), fingerprint(key), token, punch, anew)  # type: ignore[arg-type]
     assert invite.fingerprint == vector["fingerprint"]
     assert invite.format() == vector["code"]
     assert Invite.parse(str(vector["code"])) == invite
@@ -131,3 +132,9 @@ def test_the_longest_valid_code_is_within_the_limit_read_before_decoding() -> No
     punched = Invite(longest.addresses, 7447, longest.fingerprint, bytes(12), ("2001:db8::ffff", 65535))
     assert len(punched.format()) == 526 == MAX_TEXT  # with an IPv6 punch candidate, the longest of all
     assert Invite.parse(punched.format()) == punched
+
+
+def test_a_nat_that_maps_anew_is_said_only_beside_a_punch_candidate() -> None:
+    """Flags bit 2 without bit 1 is refused (a damaged or forged code), and cannot be made."""
+    with pytest.raises(InviteError, match="only beside a punch candidate"):
+        Invite(("192.168.1.20",), 7447, "c84a:c030:6851:2b8a:1149:ef2b:736b:03e5", maps_anew=True)

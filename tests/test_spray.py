@@ -4,7 +4,10 @@ given. The guest's dial fails; it asks two STUN addresses from one local port, s
 and says so in its answer code (flags bit 3). It opens 256 connections to the host's punch candidate;
 the host, given the answer, sends SYNs from its STUN port to 1000 guessed ports of the guest's public
 address; a guess that hits one of the 256 makes a simultaneous open. A whole match is played over it,
-and both records verify. The spray's sockets and SYNs stay inside the namespaces the test made."""
+and both records verify. The other way round too: the host's NAT maps anew (its invite says so, flags bit
+2), the guest's keeps one port; the guest guesses at the host's ports while the host, given the answer,
+holds 256 connections open to the guest's candidate. The spray's sockets and SYNs stay inside the
+namespaces the test made."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from p2p_koikoi.net.answer import Answer
+from p2p_koikoi.net.invite import Invite
 from tests.nat_pair import STUN, Mapping, NatPair
 from tests.punch_support import RULES, both_ended_well, common_options, homes_behind, punched_match
 from tests.verify_support import each_record_verifies
@@ -38,6 +42,26 @@ def test_a_whole_match_over_a_birthday_spray(eim_edm_pair: NatPair, tmp_path: Pa
     assert "The spray to the host at 10.88.10.2:" in said, said
     assert "and spraying to 10.88.20.2" in host_err, host_err
     assert "Guest 10.88.20.2:" in host_err, host_err  # seated over a sprayed connection
+    each_record_verifies(tmp_path / "replays")
+
+
+@pytest.fixture
+def edm_eim_pair(tmp_path: Path) -> Iterator[NatPair]:
+    yield from homes_behind(tmp_path, Mapping.EDM, Mapping.EIM)
+
+
+def test_a_whole_match_over_a_birthday_spray_when_the_host_maps_anew(edm_eim_pair: NatPair, tmp_path: Path) -> None:
+    common = common_options(tmp_path, TWO_STUN)
+    sides = punched_match(edm_eim_pair, tmp_path, [*RULES, *common], ["--timeout", "3", *common])
+    invite = Invite.parse(sides.invite)
+    answer = Answer.parse(sides.guest_lines[-1].strip())
+    assert invite.maps_anew and invite.punch is not None  # flags bit 2: the host saw two ports
+    assert not answer.spray and answer.punch is not None and answer.relay is None
+    said, host_err = both_ended_well(sides), sides.host_err
+    assert "Traceback" not in said + host_err
+    assert "so we guess at its ports" in said, said
+    assert "A guess at the host's ports at 10.88.10.2 got through." in said, said
+    assert "and opening connections to 10.88.20.2:" in host_err, host_err
     each_record_verifies(tmp_path / "replays")
 
 

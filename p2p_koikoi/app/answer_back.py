@@ -29,7 +29,7 @@ from p2p_koikoi.net.handshake import Greeting
 from p2p_koikoi.net.invite import MAX_ADDRESSES
 from p2p_koikoi.net.portmap import Mapper
 from p2p_koikoi.net.reverse import await_host, greet_the_host, punch_host
-from p2p_koikoi.net.spray import open_many
+from p2p_koikoi.net.spray import open_many, probe_many
 from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, dialable
 from p2p_koikoi.net.turn import Allocation, Relay, TurnError, allocate
 
@@ -37,6 +37,7 @@ __all__ = ["ANSWER_WAIT", "SEND_BACK", "AnswerBack", "Reached", "say_answer", "w
 
 ANSWER_WAIT = 600.0  # the host's player has ten minutes to paste the answer
 RELAY_SETUP = 5.0  # seconds for the TURN server to allocate and permit
+GUESS_FOR = 120.0  # our guesses at a host whose NAT maps anew, while its player may paste: at most 30,000 SYNs
 Say = Callable[[str], None]
 
 
@@ -86,17 +87,20 @@ async def wait_for_host(
     nursery: trio.Nursery,
     routers: list[Mapper],
     host_punch: Endpoint | None = None,
+    host_anew: bool = False,
 ) -> Reached:
     """Listen, print the answer code, and wait for the host with the pinned key to dial in. The router's
     mapping, if any, goes into ``routers`` (the caller removes it on the way out) and is renewed in
     ``nursery`` meanwhile. With the host's punch candidate (``host_punch``, from its invite) and a STUN
     server that answers us, the answer carries ours too, and a hole punch to the host runs alongside
-    the listening: whichever brings the host first wins."""
+    the listening: whichever brings the host first wins. Where exactly one of the two NATs maps each
+    destination anew (``host_anew``: the invite says the host's does), the birthday spray takes the
+    punch's place: our connections held open for the host's guesses, or our guesses at the host's ports."""
     assert pin.fingerprint is not None
     punching = await ask_stun(back.stun, back.bind) if host_punch is not None else Punching()
     spray = await maps_per_destination(punching, back.stun)  # our NAT defeats the punch: the host sprays
     relayed = await _allocate(back.relay, host_punch, say)
-    waiting = _HostWait(back, key, pin, ours, say, nursery, routers, host_punch, punching, spray, relayed)
+    waiting = _HostWait(back, key, pin, ours, say, nursery, routers, host_punch, punching, spray, relayed, host_anew)
     return await waiting.race()
 
 
@@ -117,6 +121,7 @@ class _HostWait:
     punching: Punching
     spray: bool  # our NAT maps each destination anew: the host sprays, and so do we
     relayed: Allocation | None
+    host_anew: bool = False  # the host's NAT maps each destination anew: we guess at its ports (ours does not)
     listening: list[int] = field(default_factory=list)
 
     async def race(self) -> Reached:
@@ -139,8 +144,8 @@ class _HostWait:
 
     def _ways(self) -> list[Callable[[], Awaitable[Reached]]]:
         ways: list[Callable[[], Awaitable[Reached]]] = [self._by_listening]
-        if self.punching.candidate is not None and self.host_punch is not None:
-            ways.append(self._by_spray if self.spray else self._by_punch)
+        if self.punching.candidate is not None and self.host_punch is not None and not (self.spray and self.host_anew):
+            ways.append(self._by_spray if self.spray else self._by_guessing if self.host_anew else self._by_punch)
         if self.relayed is not None:
             ways.append(self._by_relay)
         return ways
@@ -166,7 +171,7 @@ class _HostWait:
         relay = self.relayed.relayed if self.relayed is not None else None
         candidate = self.punching.candidate
         say_answer(Answer(tuple(hosts), port, self.ours, self._host, candidate, relay, self.spray), say)
-        words = _punching_words(self.punching, self.spray)
+        words = _punching_words(self.punching, self.spray, self.host_anew)
         say(f"  (listening at {', '.join(str(Address(h, port)) for h in hosts)}{words})")
         minutes = f"{back.wait / 60:g} min" if back.wait >= 60 else f"{back.wait:g} s"
         say(f"Waiting up to {minutes} for the host to paste it and connect (Ctrl-C gives up).")
@@ -209,6 +214,27 @@ class _HostWait:
             raise
         self.say(f"  The spray to the host at {Address(*self.host_punch)} got through.")
         return Reached(channel, greeting, Address(*self.host_punch), self._port())
+
+    async def _by_guessing(self) -> Reached:
+        """Rounds of guesses at the host's ports from our punch port (the host's NAT maps each destination
+        anew, ours keeps one port), for at most :data:`GUESS_FOR` s: the host holds its connections open
+        for them once its player pastes our answer, which may come at any time meanwhile."""
+        assert self.host_punch is not None
+        await trio.sleep(0)  # the listener prints the code first
+        host = self.host_punch[0]
+        deadline = trio.current_time() + min(GUESS_FOR, self.back.wait)
+        while trio.current_time() < deadline:
+            try:
+                channel, greeting = await probe_many(
+                    self.punching.local_port, host, self._greet_sprayed, deadline=deadline
+                )
+            except OSError:
+                continue
+            self.say(f"  A guess at the host's ports at {host} got through.")
+            return Reached(channel, greeting, Address(*self.host_punch), self._port())
+        self.say(f"  No guess at the host's ports got through in {GUESS_FOR:g} s; still waiting for the host.")
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
 
     async def _greet_sprayed(self, stream: trio.SocketStream) -> tuple[FramedChannel, Greeting]:
         assert self.host_punch is not None
@@ -267,9 +293,13 @@ async def _hold(allocation: Allocation) -> None:
             await allocation.aclose()
 
 
-def _punching_words(punching: Punching, spray: bool) -> str:
+def _punching_words(punching: Punching, spray: bool, host_anew: bool) -> str:
+    if punching.candidate is not None and spray and host_anew:
+        return "; both routers map each destination to a new port, so no direct way but a relay"
     if punching.candidate is not None and spray:
         return f"; our router maps each destination to a new port, so the host sprays to {punching.candidate[0]}"
+    if punching.candidate is not None and host_anew:
+        return f"; the host's router maps each destination anew, so we guess at its ports from {punching.candidate[0]}"
     if punching.candidate is not None:
         return f"; punching from {Address(*punching.candidate)}"
     return ""

@@ -17,6 +17,7 @@ from typing import TypeVar
 import trio
 
 from p2p_koikoi.net.answer import MAX_TEXT, PREFIX, Answer, AnswerError
+from p2p_koikoi.net.code_text import Endpoint
 from p2p_koikoi.net.door import Conclusive, Refused
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.net.handshake import Greeting
@@ -98,13 +99,14 @@ async def take_answers(
     token: bytes | None = None,
     timeout: float = 15.0,
     punch_from: int | None = None,
-    maps_anew: Callable[[], Awaitable[bool]] | None = None,
+    maps_anew: bool = False,
 ) -> tuple[FramedChannel, T, Answer]:
     """Dial each answer code pasted until a guest is admitted; its channel, what ``admit`` returned, and
     the answer (where to dial again after a drop). Runs until then, or forever once the input ended.
     ``punch_from``: the local port of our STUN mapping, to punch from to an answer's candidate.
-    ``maps_anew``: whether our own NAT maps each destination to a new port, asked only of an answer that
-    wants a spray (two such NATs cannot meet by one, and the relay comes sooner without it)."""
+    ``maps_anew``: whether our own NAT maps each destination to a new port (asked before the invite): then
+    we hold many connections open to a guest that sprays guesses at us, and two such NATs cannot meet by
+    a spray at all (the relay comes sooner without one)."""
     pasted = Pasted()
     while True:
         line = await read()
@@ -121,17 +123,12 @@ async def take_answers(
             say(f"  {checked[0].upper()}{checked[1:]}; still waiting.")
             continue
         where = ", ".join(str(Address(host, checked.port)) for host in checked.addresses)
-        may_spray = checked.spray and punch_from is not None and not (maps_anew is not None and await maps_anew())
-        if checked.punch is not None and punch_from is not None and checked.spray and not may_spray:
-            where += " (no spray: our router, like the guest's, maps each destination to a new port)"
-        elif checked.punch is not None and punch_from is not None and checked.spray:
-            where += f", and spraying to {checked.punch[0]} (its router maps each destination to a new port)"
-        elif checked.punch is not None and punch_from is not None:
-            where += f", and punching to {Address(*checked.punch)}"
+        if checked.punch is not None and punch_from is not None:
+            where += _direct_words(checked.punch, checked.spray, maps_anew)
         say(f"  Dialling the guest back at {where}...")
         try:
             channel, greeting, address = await dial_guest(
-                checked, key, token, timeout=timeout, punch_from=punch_from, may_spray=may_spray
+                checked, key, token, timeout=timeout, punch_from=punch_from, ours_anew=maps_anew
             )
         except CouldNotJoin as exc:
             say(f"  Not connected: {exc}; still waiting.")
@@ -143,6 +140,17 @@ async def take_answers(
         except _NOT_ADMITTED as exc:
             await trio.aclose_forcefully(channel.stream)
             say(f"  The guest at {address} was not admitted: {exc}; still waiting.")
+
+
+def _direct_words(punch: Endpoint, theirs_anew: bool, ours_anew: bool) -> str:
+    """How the host tries the guest's punch candidate, said after the addresses it dials."""
+    if theirs_anew and ours_anew:
+        return " (no spray: our router, like the guest's, maps each destination to a new port)"
+    if theirs_anew:
+        return f", and spraying to {punch[0]} (its router maps each destination to a new port)"
+    if ours_anew:
+        return f", and opening connections to {Address(*punch)} for its spray (our router maps each anew)"
+    return f", and punching to {Address(*punch)}"
 
 
 async def first_of(

@@ -118,6 +118,7 @@ class JoinOptions:
     announced: str | None = None
     back: AnswerBack | None = None
     punch: Endpoint | None = None  # the host's punch candidate, from its invite
+    host_maps_anew: bool = False  # the invite says the host's NAT maps each destination anew: we guess at it
 
     @classmethod
     def from_invite(
@@ -125,7 +126,7 @@ class JoinOptions:
     ) -> JoinOptions:
         addresses = tuple(Address(host, invite.port) for host in invite.addresses)
         pin = Pin(invite.fingerprint, invite.token)
-        return cls(addresses, replay_dir, timeout, pin, back=back, punch=invite.punch)
+        return cls(addresses, replay_dir, timeout, pin, back=back, punch=invite.punch, host_maps_anew=invite.maps_anew)
 
 
 async def _play(
@@ -389,7 +390,7 @@ async def _open_door(
     nursery: trio.Nursery,
     mapper: list[Mapper],
     announcement: list[Announcement],
-    punch: Endpoint | None = None,
+    punching: Punching | None = None,
 ) -> None:
     """The host listens: print the invite line with what is known now (LAN, IPv6), announce on the LAN, and
     ask the router to map the port meanwhile. A router that never answers takes seconds to give up on, so
@@ -398,7 +399,7 @@ async def _open_door(
     port = addresses[0].port
     say(f"Hosting {options.rules.format()} on port {port}. Your key fingerprint: {ours}")
     hosts = reachable_hosts(addresses, options.bind)[:MAX_ADDRESSES]  # many interfaces: the best ones first
-    _say_invite(hosts, port, ours, token, say, punch)
+    _say_invite(hosts, port, ours, token, say, punching)
     if options.guest:
         say(f"  admitting only the guest with fingerprint {options.guest}")
     if options.lan:
@@ -406,13 +407,20 @@ async def _open_door(
         say("  announced on the LAN: koikoi join --lan")
     if options.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
         mapper.append(Mapper(port))
-        nursery.start_soon(_map_port, mapper[0], hosts, port, ours, token, say, punch)
+        nursery.start_soon(_map_port, mapper[0], hosts, port, ours, token, say, punching)
 
 
-def _say_invite(hosts: list[str], port: int, ours: str, token: bytes | None, say: Say, punch: Endpoint | None) -> None:
-    say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token, punch).format()}")
-    punching = f"; punching from {Address(*punch)}" if punch else ""
-    say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)}{punching})")
+def _say_invite(
+    hosts: list[str], port: int, ours: str, token: bytes | None, say: Say, punching: Punching | None
+) -> None:
+    """The invite line, with our punch candidate (and whether our NAT maps anew) when STUN gave one."""
+    punch = punching.candidate if punching is not None else None
+    anew = punching is not None and punching.maps_anew
+    say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token, punch, anew).format()}")
+    how = f"; punching from {Address(*punch)}" if punch else ""
+    if punch is not None and anew:
+        how += ", but our router maps each destination to a new port: a guest guesses at our ports"
+    say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)}{how})")
 
 
 async def _map_port(
@@ -422,7 +430,7 @@ async def _map_port(
     ours: str,
     token: bytes | None,
     say: Say,
-    punch: Endpoint | None = None,
+    punching: Punching | None = None,
 ) -> None:
     """Ask the router for the port while the host already waits; say what it did, and when it opened an
     address the invite did not hold, the invite again with it first (the one to send from now on)."""
@@ -432,7 +440,7 @@ async def _map_port(
     if any(address not in hosts for address in opened):
         mapped = [*opened, *(h for h in hosts if h not in opened)][:MAX_ADDRESSES]
         say("  The router forwards the port now: send this code instead (it holds the public address):")
-        _say_invite(mapped, port, ours, token, say, punch)
+        _say_invite(mapped, port, ours, token, say, punching)
     await mapper.keep()
 
 
@@ -549,6 +557,7 @@ async def host_match(
     ``answers`` reads what the player pastes while the host waits: a guest's answer code is dialled back."""
     identity = load_identity()
     punching = await ask_stun(options.stun, options.bind)  # before the invite: it carries our punch candidate
+    punching.maps_anew = await maps_per_destination(punching, options.stun)  # and whether guests must spray
     seat = _OpenSeat(options, identity, punching, say, answers)
     result = NetMatchResult(None, None, seat.ours)
     directory = replay_dir(options.replay_dir)
@@ -636,7 +645,7 @@ class _OpenSeat:
             nursery,
             self.mapper,
             self.announcement,
-            self.punching.candidate,
+            self.punching,
         )
         if self.answers is not None:
             self.say(f"  {PASTE_HERE}")
@@ -668,9 +677,10 @@ class _OpenSeat:
             guest=self.options.guest,
             token=self.token,
             punch_from=self.punching.from_port,
-            maps_anew=partial(maps_per_destination, self.punching, self.options.stun),
+            maps_anew=self.punching.maps_anew,
         )
-        return _Admitted(channel, taken, answer, self.punching.from_port)
+        punched_from = None if self.punching.maps_anew else self.punching.from_port  # a spray is not punched again
+        return _Admitted(channel, taken, answer, punched_from)
 
 
 def _dial_back(admitted: _Admitted) -> tuple[Address, ...]:
@@ -833,7 +843,9 @@ async def _join(
         say(f"Could not reach the host: {exc}.")
         say("Listening for the host to dial back instead.")
         ours = result.our_fingerprint
-        reached = await wait_for_host(options.back, key, options.pin, ours, say, nursery, routers, options.punch)
+        reached = await wait_for_host(
+            options.back, key, options.pin, ours, say, nursery, routers, options.punch, options.host_maps_anew
+        )
         channel, greeting, address, listen_port = reached.channel, reached.greeting, reached.address, reached.port
         punched, relayed = reached.punch, reached.relay
     if not await _checked(address, greeting, options, say, confirm):

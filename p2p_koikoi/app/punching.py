@@ -12,7 +12,9 @@ seconds, once, and the side goes on without a candidate.
 :func:`maps_per_destination` asks a second server from the same local port: a NAT that answers with
 another public port maps each destination anew (endpoint-dependent), so the candidate's port is not the
 one a punch leaves from, and the birthday spray (:mod:`p2p_koikoi.net.spray`) is the only direct way.
-Only the guest asks, and only once its dial has failed: nothing that already connects waits for it.
+The guest asks only once its dial has failed: nothing that already connects waits for it. The host asks
+before it prints its invite, right after its candidate (the invite says so, for the guest to spray: the
+second server's answer is one more round trip, within :data:`ASK_FOR`, and none when it asked no server).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Punching:
     held: list[trio.SocketStream] = field(default_factory=list)
     why_not: str = ""
     server: tuple[str, int] | None = None  # the STUN server (address, port) that gave the candidate
+    maps_anew: bool = False  # a second server saw another port (the host asks before its invite)
 
     @property
     def from_port(self) -> int | None:

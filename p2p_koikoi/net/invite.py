@@ -7,7 +7,8 @@ contact. An optional one-time token lets the host admit only guests who hold the
 
 The layout is byte-exact and documented with vectors in ``protocol/INVITE.md``:
 
-    flags (1) | port (2, big-endian) | fingerprint (16) | token (12, if flags bit 0)
+    flags (1: bit 0 token, bit 1 punch candidate, bit 2 the host's NAT maps each destination anew)
+    | port (2, big-endian) | fingerprint (16) | token (12, if flags bit 0)
     | punch candidate (tag 4 + 4 bytes or tag 6 + 16 bytes, then a 2-byte port; if flags bit 1)
     | addresses: tag 4 + 4 bytes, or tag 6 + 16 bytes, repeated | check (4)
 
@@ -56,6 +57,7 @@ MAX_ADDRESSES = 16
 MAX_TEXT = 526  # checked before decoding: the longest valid code (a token, an IPv6 punch candidate, 16 IPv6) is 526
 _HAS_TOKEN = 0x01
 _HAS_PUNCH = 0x02
+_MAPS_ANEW = 0x04  # the host's NAT gives each destination a new public port: the guest sprays (INVITE.md)
 
 
 class InviteError(CodeError):
@@ -89,17 +91,22 @@ def fingerprint_text(raw: bytes) -> str:
 @dataclass(frozen=True, slots=True)
 class Invite:
     """Where the host listens (``addresses`` in the order to prefer, one ``port``) and who it is; ``punch``:
-    the public endpoint a STUN server saw the host's punching port come from, when it asked one."""
+    the public endpoint a STUN server saw the host's punching port come from, when it asked one;
+    ``maps_anew``: a second STUN server saw another port from it (an endpoint-dependent NAT), so a guest
+    whose own NAT keeps one port sprays guesses at the host's address (only with ``punch``)."""
 
     addresses: tuple[str, ...]
     port: int
     fingerprint: str
     token: bytes | None = None
     punch: Endpoint | None = None
+    maps_anew: bool = False
 
     def __post_init__(self) -> None:
         if not 0 < self.port < 65536:
             raise InviteError(f"port {self.port} is not 1 to 65535")
+        if self.maps_anew and self.punch is None:
+            raise InviteError("an invite says its host's NAT maps anew only beside a punch candidate")
         check_addresses(self.addresses, MAX_ADDRESSES, "invite", InviteError)
         fingerprint_bytes(self.fingerprint)
         if self.token is not None and len(self.token) != TOKEN_BYTES:
@@ -108,7 +115,8 @@ class Invite:
             check_endpoint(self.punch, "invite code", InviteError)
 
     def format(self) -> str:
-        body = bytearray([(_HAS_TOKEN if self.token else 0) | (_HAS_PUNCH if self.punch else 0)])
+        flags = (_HAS_TOKEN if self.token else 0) | (_HAS_PUNCH if self.punch else 0)
+        body = bytearray([flags | (_MAPS_ANEW if self.maps_anew else 0)])
         body += self.port.to_bytes(2, "big") + fingerprint_bytes(self.fingerprint)
         if self.token:
             body += self.token
@@ -126,7 +134,7 @@ class Invite:
     @classmethod
     def _unpack(cls, body: bytes) -> Invite:
         flags, port, fp = body[0], int.from_bytes(body[1:3], "big"), body[3:19]
-        if flags & ~(_HAS_TOKEN | _HAS_PUNCH):
+        if flags & ~(_HAS_TOKEN | _HAS_PUNCH | _MAPS_ANEW):
             raise InviteError("the invite code uses features this koikoi does not know; update koikoi")
         at, token, punch = 19, None, None
         if flags & _HAS_TOKEN:
@@ -136,4 +144,4 @@ class Invite:
         if flags & _HAS_PUNCH:
             punch, at = unpack_endpoint(body, at, "invite code", InviteError)
         addresses = unpack_addresses(body[at:], "invite code", InviteError)
-        return cls(addresses, port, fingerprint_text(fp), token, punch)
+        return cls(addresses, port, fingerprint_text(fp), token, punch, bool(flags & _MAPS_ANEW))

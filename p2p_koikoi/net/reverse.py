@@ -25,7 +25,7 @@ from p2p_koikoi.net.framed import ConnectionLost, FramedChannel, TimedOut
 from p2p_koikoi.net.handshake import Greeting, Guard, NotKoikoi, greet_as_guest, greet_as_host, token_nonce
 from p2p_koikoi.net.punch import simultaneous_open
 from p2p_koikoi.net.reach import AllFailed, Failed, Failure, Miss, classify_os_error, happy_eyeballs, interleave
-from p2p_koikoi.net.spray import SPRAY_FOR, probe_many
+from p2p_koikoi.net.spray import SPRAY_FOR, open_many, probe_many
 from p2p_koikoi.net.tcp import Address, CouldNotJoin, Pin, _connect, listen_raw, parse_address
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.wire import RemoteProtocolError
@@ -107,19 +107,20 @@ async def dial_guest(
     *,
     timeout: float = 15.0,
     punch_from: int | None = None,
-    may_spray: bool = True,
+    ours_anew: bool = False,
 ) -> tuple[FramedChannel, Greeting, Address]:
     """Dial every address of ``answer`` at once and greet as the host; the first guest that proves the
     answer's key (and ``token``, when the host admits only holders of its invite) wins. With
     ``punch_from`` (the local port of our STUN mapping) and a punch candidate in the answer, a hole punch
     to it runs alongside, started last (:mod:`p2p_koikoi.net.punch`): a guest that can be dialled is
-    dialled, and the punch, the next rung, adds nothing when it is not needed. An answer whose guest's NAT
-    maps each destination anew gets the birthday spray instead of the punch (:mod:`p2p_koikoi.net.spray`),
-    for at most :data:`SPRAY_FOR` s, unless ``may_spray`` is false (our NAT does the same). The guest's
-    relayed address on a TURN server, when the answer holds one, is dialled last of all, as any address,
-    and only after the spray has failed.
+    dialled, and the punch, the next rung, adds nothing when it is not needed. Where exactly one of the two
+    NATs maps each destination anew (the answer's flag for the guest's, ``ours_anew`` for ours), the birthday
+    spray (:mod:`p2p_koikoi.net.spray`) takes the punch's place for at most :data:`SPRAY_FOR` s: we guess
+    at the guest's ports, or, ours mapping anew, hold many connections open to its candidate for its
+    guesses; where both do, there is no direct rung. The guest's relayed address on a TURN server, when
+    the answer holds one, is dialled last of all, as any address, and only after the spray has failed.
     :class:`CouldNotJoin` says in one line how every address failed."""
-    dial = _DialBack(answer, key, Guard(answer.guest, token), timeout, punch_from, may_spray)
+    dial = _DialBack(answer, key, Guard(answer.guest, token), timeout, punch_from, ours_anew)
     try:
         return await happy_eyeballs(dial.order(), dial.attempt, timeout, _release)
     except AllFailed as exc:
@@ -132,7 +133,7 @@ class _DialBack:
     together because the relay waits for the spray, and every rung greets with the same key and guard."""
 
     def __init__(
-        self, answer: Answer, key: bytes, guard: Guard, timeout: float, punch_from: int | None, may_spray: bool
+        self, answer: Answer, key: bytes, guard: Guard, timeout: float, punch_from: int | None, ours_anew: bool
     ) -> None:
         self.answer = answer
         self.key = key
@@ -143,10 +144,13 @@ class _DialBack:
         self.relay = f"relay {Address(*answer.relay)}" if answer.relay else None
         if answer.relay is not None and self.relay is not None:
             self.targets[self.relay] = Address(*answer.relay)
-        sprays = answer.spray and may_spray and answer.punch is not None and punch_from is not None
-        self.spray = f"spray {answer.punch[0]}" if sprays and answer.punch else None
-        can_punch = answer.punch and punch_from is not None and not self.spray
-        self.punch = f"punch {Address(*answer.punch)}" if can_punch and answer.punch else None
+        direct = answer.punch is not None and punch_from is not None
+        self.ours_anew = ours_anew  # ours maps anew, the guest's not: we hold connections open for its guesses
+        self.spray, self.punch = None, None
+        if direct and answer.punch is not None and answer.spray != ours_anew:  # exactly one NAT maps anew
+            self.spray = f"spray {answer.punch[0]}"
+        elif direct and answer.punch is not None and not answer.spray:  # neither does
+            self.punch = f"punch {Address(*answer.punch)}"
         self.sprayed = trio.Event()  # the relay waits for the spray: a relayed match is the last resort
 
     def order(self) -> list[str]:
@@ -184,11 +188,14 @@ class _DialBack:
         return await _connect(self.targets[name])
 
     async def _by_spray(self, name: str) -> tuple[FramedChannel, Greeting, Address]:
-        """The birthday spray to the guest's public address, for at most :data:`SPRAY_FOR` s; when it is
-        over, won or not, the relay may be dialled."""
+        """The birthday spray with the guest, for at most :data:`SPRAY_FOR` s: our guesses at its public
+        address, or, our NAT mapping anew, our connections held open to its candidate for its guesses. When
+        it is over, won or not, the relay may be dialled."""
         assert self.answer.punch is not None and self.punch_from is not None
         try:
             deadline = trio.current_time() + min(SPRAY_FOR, self.timeout)
+            if self.ours_anew:
+                return await open_many(self.answer.punch, self._greet_sprayed, deadline=deadline)
             return await probe_many(self.punch_from, self.answer.punch[0], self._greet_sprayed, deadline=deadline)
         except OSError as exc:
             raise Failed(Failure(name, classify_os_error(exc), exc.strerror or str(exc))) from None
