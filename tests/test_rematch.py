@@ -226,3 +226,26 @@ async def test_our_no_stands_when_the_peer_closes_as_soon_as_it_reads_it(autojum
         async with trio.open_nursery() as nursery:
             nursery.start_soon(parts_on_our_no)
             assert await agree(guest, MATCH, _says(False)) is Verdict.WE_DECLINED
+
+
+async def test_after_a_match_taken_up_again_the_connections_own_greeting_nonce_is_refused(autojump_clock) -> None:
+    """A match taken up again on a new connection (a rejoin) was greeted there with nonces of that
+    connection, besides the match's own: a rematch greeting that sends the connection's nonce again is
+    refused as one that sends the match's would be (SPEC.md section 9), so the series the host keeps counts
+    both (:func:`p2p_koikoi.app.series.series_of` with the connection's nonces)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from p2p_koikoi.app.series import series_of
+    from p2p_koikoi.engine import preset
+    from p2p_koikoi.session.match_session import MatchSession
+    from p2p_koikoi.wire import public_bytes
+
+    host_key, guest_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    guest_public = public_bytes(guest_key)
+    session = MatchSession(0, host_key, guest_public, OLD_NONCES, rules=preset("lemme"))
+    rejoined = (b"\x05" * 32, b"\x06" * 32)  # the rejoin's greeting on this connection: host's, guest's
+    host, guest = _channels()
+    await _raw(guest, encode(Hello(VERSION, guest_public, rejoined[1], "x")))
+    with pytest.raises(RemoteProtocolError) as info:
+        await greet_again(host, 0, series_of(session, rejoined))
+    assert info.value.reason == "bad-handshake"
