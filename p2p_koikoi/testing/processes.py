@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import socket
 import subprocess
@@ -136,17 +137,25 @@ def _ended_by(pid: int, deadline: float) -> int | None:
 
 
 def stderr_lines_until(process: subprocess.Popen[str], words: str, seconds: float = 60) -> list[str]:
-    """Standard error lines of ``process`` up to the first that holds ``words`` (bounded in time and by its
-    end). Read the rest with :func:`rest_of_output`, never ``communicate``: that reads the raw pipe and
-    loses what this file's buffer already holds."""
-    assert process.stderr is not None
+    """Standard error lines of ``process`` up to the first that holds ``words``, bounded by its end and in
+    time even while it writes nothing (the read waits in a thread; the process is killed at the deadline,
+    so a changed line fails the test at once instead of hanging it). Read the rest with
+    :func:`rest_of_output`, never ``communicate``: that reads the raw pipe and loses what this file's
+    buffer already holds."""
+    stderr = process.stderr
+    assert stderr is not None
     lines: list[str] = []
     deadline = time.monotonic() + seconds
-    while not lines or words not in lines[-1]:
-        assert time.monotonic() < deadline, lines
-        line = process.stderr.readline()
-        assert line, (lines, process.poll())
-        lines.append(line.rstrip("\n"))
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        while not lines or words not in lines[-1]:
+            reading = pool.submit(stderr.readline)
+            try:
+                line = reading.result(timeout=max(0.0, deadline - time.monotonic()))
+            except concurrent.futures.TimeoutError:
+                process.kill()  # ends the blocked read, so the pool can close
+                raise AssertionError(f"no line with {words!r} within {seconds:g} s: {lines}") from None
+            assert line, (lines, process.poll())
+            lines.append(line.rstrip("\n"))
     return lines
 
 
@@ -154,8 +163,6 @@ def rest_of_output(process: subprocess.Popen[str], seconds: float) -> tuple[str,
     """What ``process`` still writes to its piped stdout and stderr until it ends, read through the same
     buffered files as :func:`stderr_lines_until` (both at once, so neither pipe fills); killed after
     ``seconds``, which fails the test with what was read."""
-    import concurrent.futures
-
     pipes = [pipe for pipe in (process.stdout, process.stderr)]
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         reads = [pool.submit(pipe.read) if pipe is not None else None for pipe in pipes]
