@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.serialization import (
     load_pem_private_key,
 )
 
+from p2p_koikoi.bots.registry import canonical_spec
 from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.wire import public_bytes
 
@@ -64,10 +65,10 @@ def replay_dir(override: Path | None) -> Path:
     return override if override is not None else data_dir() / "replays"
 
 
-def load_identity(directory: Path | None = None) -> Ed25519PrivateKey:
+def load_identity(directory: Path | None = None, file: str = "identity.pem") -> Ed25519PrivateKey:
     """Our key, created (mode 0600) on first use."""
     directory = directory or config_dir()
-    path = directory / "identity.pem"
+    path = directory / file
     if path.exists():
         try:
             key = load_pem_private_key(path.read_bytes(), password=None)
@@ -79,10 +80,21 @@ def load_identity(directory: Path | None = None) -> Ed25519PrivateKey:
     directory.mkdir(parents=True, exist_ok=True)
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another koikoi made it a moment ago: use that one
+        return load_identity(directory, file)
     with os.fdopen(fd, "wb") as out:
         out.write(pem)
     return key
+
+
+def bot_identity(bot: str) -> Ed25519PrivateKey:
+    """The key a built-in bot signs our practice matches with: one per bot (``strong`` and
+    ``strong:normal`` are one), kept beside ours under ``bots/``, so that ``koikoi history`` counts every
+    match against one bot as against one opponent and rates us against it, instead of a new stranger
+    each time. It proves nothing about the bot: practice records are ours alone, and we hold both keys."""
+    return load_identity(config_dir() / "bots", f"{canonical_spec(bot).replace(':', '-')}.pem")
 
 
 def our_fingerprint(key: Ed25519PrivateKey) -> str:

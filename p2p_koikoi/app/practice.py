@@ -18,14 +18,13 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import trio
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p_koikoi.app.identity import load_identity, replay_dir
+from p2p_koikoi.app.identity import bot_identity, load_identity, replay_dir
 from p2p_koikoi.app.netplay import NetMatchResult, Say
 from p2p_koikoi.app.own_name import load_own_name
 from p2p_koikoi.app.practice_series import BotSeat, PersonSeat
 from p2p_koikoi.app.series import Again
-from p2p_koikoi.bots.registry import make_agent
+from p2p_koikoi.bots.registry import canonical_spec, make_agent
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.framed import FramedChannel
 from p2p_koikoi.net.handshake import Greeting
@@ -53,7 +52,7 @@ class PracticeOptions:
 def bot_name(bot: str) -> str:
     """The name the bot's seat sends, so the record says who played it: ``strong:expert`` is ``strong expert
     bot`` (a name holds no colon)."""
-    return PlayerName.parse(f"{bot.replace(':', ' ')} bot"[-MAX_LENGTH:]).format()
+    return PlayerName.parse(f"{canonical_spec(bot).replace(':', ' ')} bot"[-MAX_LENGTH:]).format()
 
 
 async def practice_match(
@@ -66,11 +65,11 @@ async def practice_match(
     key = public_bytes(identity)
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
     agent = make_agent(options.bot, seed)  # an unknown name fails here, before any socket opens
-    bot_identity = Ed25519PrivateKey.generate()
-    result = NetMatchResult(None, None, fingerprint(key), fingerprint(public_bytes(bot_identity)))
+    bot_key = bot_identity(options.bot)
+    result = NetMatchResult(None, None, fingerprint(key), fingerprint(public_bytes(bot_key)))
     listening: list[Address] = []
     ready = trio.Event()
-    bot = BotSeat(bot_identity, agent, bot_name(options.bot))
+    bot = BotSeat(bot_key, agent, bot_name(options.bot))
 
     async def on_listening(addresses: list[Address]) -> None:
         listening.extend(addresses)
@@ -81,8 +80,8 @@ async def practice_match(
 
     async def bot_side() -> None:
         await ready.wait()
-        channel, greeting = await dial(listening[0], public_bytes(bot_identity))
-        await bot.play(channel, MatchSession(1, bot_identity, greeting.peer_key, greeting.nonces, name=bot.name))
+        channel, greeting = await dial(listening[0], public_bytes(bot_key))
+        await bot.play(channel, MatchSession(1, bot_key, greeting.peer_key, greeting.nonces, name=bot.name))
 
     async def play_one(
         channel: FramedChannel, session: MatchSession, player: Player, record: RecordWriter, held: Held | None

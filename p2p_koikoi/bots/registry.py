@@ -12,7 +12,7 @@ from p2p_koikoi.bots.greedy import GreedyAgent
 from p2p_koikoi.bots.random_agent import RandomAgent
 from p2p_koikoi.bots.strong import LEVELS, StrongAgent
 
-__all__ = ["BOT_NAMES", "DEFAULT_LEVEL", "UnknownBotError", "make_agent"]
+__all__ = ["BOT_NAMES", "DEFAULT_LEVEL", "UnknownBotError", "canonical_spec", "make_agent"]
 
 # The level ``strong`` alone means, and the one ``koikoi play`` uses: it answers well within a second.
 DEFAULT_LEVEL = "normal"
@@ -38,3 +38,13 @@ def make_agent(spec: str, seed: int, processes: int | None = None) -> Agent:
     if name == "strong" and (level if colon else DEFAULT_LEVEL) in LEVELS:
         return StrongAgent(seed, LEVELS[level if colon else DEFAULT_LEVEL], processes=processes)
     raise UnknownBotError(f"unknown bot {spec!r}; choose one of {', '.join(BOT_NAMES)}")
+
+
+def canonical_spec(spec: str) -> str:
+    """The one spelling of the bot ``spec`` names (``Strong`` and ``strong:normal`` are one bot), from
+    :data:`BOT_NAMES`; an unknown spec raises :class:`UnknownBotError`, as :func:`make_agent` does."""
+    name, colon, level = spec.strip().lower().partition(":")
+    canonical = f"{name}:{level if colon else DEFAULT_LEVEL}" if name == "strong" else spec.strip().lower()
+    if canonical not in BOT_NAMES:
+        raise UnknownBotError(f"unknown bot {spec!r}; choose one of {', '.join(BOT_NAMES)}")
+    return canonical
