@@ -127,7 +127,7 @@ async def play_series(
 
     async def host() -> None:
         player = lambda seat: BotPlayer(RandomAgent(7), seat)  # noqa: E731 - a new player for each match
-        results[0] = await host_match(options, player, host_say, _no, host_says)
+        results[0] = await host_match(options, player, host_say, host_says)
 
     async def guest() -> None:
         await listening.wait()

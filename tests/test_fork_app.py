@@ -203,15 +203,12 @@ async def _host_match_against(
     options = HostOptions(RULES, port, "127.0.0.1", replay_dir=replays, upnp=False)
     said: list[str] = []
 
-    async def no(question: str) -> bool:
-        return False
-
     result: list[NetMatchResult] = []
     with trio.fail_after(30):
         async with trio.open_nursery() as nursery:
 
             async def hosting() -> None:
-                result.append(await host_match(options, lambda seat: _bot(seat, said), said.append, no))
+                result.append(await host_match(options, lambda seat: _bot(seat, said), said.append))
 
             nursery.start_soon(hosting)
             await guest(port)

@@ -229,15 +229,12 @@ async def test_the_host_drops_bad_guests_and_keeps_listening(tmp_path: Path, mon
         if line.startswith("Hosting"):
             port_box.append(int(line.split(" on port ")[1].split(".")[0]))
 
-    async def no(question: str) -> bool:
-        return False
-
     rules = preset("lemme").with_option("rounds", "3")
     options = HostOptions(rules, 0, "127.0.0.1", 0, tmp_path / "replays", drop_window=0)
     result_box: list[object] = []
 
     async def run_host() -> None:
-        result_box.append(await host_match(options, lambda seat: BotPlayer(RandomAgent(1), seat), say, no))
+        result_box.append(await host_match(options, lambda seat: BotPlayer(RandomAgent(1), seat), say))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(run_host)

@@ -169,7 +169,7 @@ async def test_a_whole_match_when_only_the_guest_can_be_reached(
 
     async def host() -> None:
         player = lambda seat: BotPlayer(RandomAgent(7), seat)  # noqa: E731
-        results[0] = await host_match(options, player, host_say, no, None, read_pasted)
+        results[0] = await host_match(options, player, host_say, None, read_pasted)
 
     async def guest() -> None:
         await hosting.wait()  # the host took the first key
@@ -283,7 +283,7 @@ async def test_after_a_drop_the_host_dials_the_guest_again(tmp_path: Path, monke
 
             async def host() -> None:
                 player = lambda seat: BotPlayer(RandomAgent(7), seat)  # noqa: E731
-                results[0] = await host_match(options, player, host_say, no, None, read_pasted)
+                results[0] = await host_match(options, player, host_say, None, read_pasted)
 
             async def guest() -> None:
                 await hosting.wait()

@@ -549,7 +549,6 @@ async def host_match(
     options: HostOptions,
     player_for: Callable[[int], Player],
     say: Say,
-    confirm: Confirm,
     again: Again | None = None,
     answers: ReadLine | None = None,
 ) -> NetMatchResult:
@@ -831,36 +830,13 @@ async def _join(
     identity = load_identity()
     key = public_bytes(identity)
     result = NetMatchResult(None, None, fingerprint(key))
-    say(f"Connecting to {', '.join(str(a) for a in options.addresses)}...")
-    try:
-        channel, greeting, address = await dial_patiently(
-            list(options.addresses), key, options.pin, timeout=options.timeout, say=say
-        )
-        listen_port, punched, relayed = None, None, None
-    except CouldNotJoin as exc:
-        if options.back is None or options.pin.fingerprint is None or exc.busy:
-            raise
-        say(f"Could not reach the host: {exc}.")
-        say("Listening for the host to dial back instead.")
-        ours = result.our_fingerprint
-        reached = await wait_for_host(
-            options.back, key, options.pin, ours, say, nursery, routers, options.punch, options.host_maps_anew
-        )
-        channel, greeting, address, listen_port = reached.channel, reached.greeting, reached.address, reached.port
-        punched, relayed = reached.punch, reached.relay
+    channel, greeting, address, plan = await _reach_host(options, key, result.our_fingerprint, say, nursery, routers)
     if not await _checked(address, greeting, options, say, confirm):
         await channel.close()
         result.notes.append("not played: the host's key was not trusted")
         return result
     result.peer_fingerprint = fingerprint(greeting.peer_key)
     say(f"Connected to {address} (fingerprint {result.peer_fingerprint}).")
-    if listen_port is None:
-        plan = Reconnect(1, address=address)
-    else:  # the host dialled us: after a drop we listen again, and it dials again
-        assert options.back is not None
-        plan = Reconnect(
-            1, address=address, port=listen_port, bind=options.back.bind, reverse=True, punch=punched, relay=relayed
-        )
     directory = replay_dir(options.replay_dir)
     unfinished = _unfinished(directory, identity, greeting.peer_key, say)
     held = Held() if again is not None else None
@@ -875,6 +851,38 @@ async def _join(
     if held is None or again is None:
         return result
     return await rematches(session, held, result, identity, player_for, directory, plan, say, again, greeted)
+
+
+async def _reach_host(
+    options: JoinOptions, key: bytes, ours: str, say: Say, nursery: trio.Nursery, routers: list[Mapper]
+) -> tuple[FramedChannel, Greeting, Address, Reconnect]:
+    """The connection to the host, and how to find it again after a drop: we dial the invite's addresses;
+    a host we cannot reach is asked to dial us instead (``options.back``), and then dials again after a drop
+    while we listen on the same port (or punch, or accept on the relay, as the first time)."""
+    say(f"Connecting to {', '.join(str(a) for a in options.addresses)}...")
+    try:
+        channel, greeting, address = await dial_patiently(
+            list(options.addresses), key, options.pin, timeout=options.timeout, say=say
+        )
+        return channel, greeting, address, Reconnect(1, address=address)
+    except CouldNotJoin as exc:
+        if options.back is None or options.pin.fingerprint is None or exc.busy:
+            raise
+        say(f"Could not reach the host: {exc}.")
+    say("Listening for the host to dial back instead.")
+    reached = await wait_for_host(
+        options.back, key, options.pin, ours, say, nursery, routers, options.punch, options.host_maps_anew
+    )
+    plan = Reconnect(
+        1,
+        address=reached.address,
+        port=reached.port,
+        bind=options.back.bind,
+        reverse=True,
+        punch=reached.punch,
+        relay=reached.relay,
+    )
+    return reached.channel, reached.greeting, reached.address, plan
 
 
 async def _play_new(

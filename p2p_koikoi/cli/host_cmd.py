@@ -70,8 +70,6 @@ def host(
 
     player_for = seat_player.player_for
 
-    confirm = seat_player.confirm
-
     try:
         expected = parse_fingerprint(guest) if guest is not None else None
     except InviteError as exc:
@@ -87,7 +85,7 @@ def host(
             from p2p_koikoi.ui.terminal import run_at_table
 
             at_table = run_at_table(
-                lambda table: host_match(options, table.for_match, table.say, table.confirm, table.again, table.pasted),
+                lambda table: host_match(options, table.for_match, table.say, table.again, table.pasted),
                 rules=rules,
                 waiting="Waiting for a guest…",
             )
@@ -95,7 +93,7 @@ def host(
                 raise fail("you left before a guest came", 1)
             result = at_table
         else:
-            result = run_trio(host_match, options, player_for, say, confirm, seat_player.again, seat_player.pasted)
+            result = run_trio(host_match, options, player_for, say, seat_player.again, seat_player.pasted)
     except OSError as exc:
         if exc.filename is not None:  # a file of ours (the record, its secret), not the socket
             raise fail(f"cannot write {exc.filename}: {exc.strerror or exc}", 1) from None
