@@ -20,6 +20,7 @@ import pytest
 from hypothesis import strategies as st
 
 from p2p_koikoi.engine import PRESETS, preset
+from p2p_koikoi.testing.bytecode import prune_orphans
 
 SHORT_LEMME = preset("lemme").with_option("rounds", "3")
 """The two-peer tests' usual match: Lemme's rules over three rounds (no Hiki, few hand yaku)."""
@@ -43,10 +44,14 @@ os.environ.pop("LINES", None)
 # against each source file's time and size as always, so the tree stays as clean as that setting asked.
 # The cache is in the user's own cache directory, not under a shared temp dir, where another user could
 # plant bytecode for our processes to run.
+# The controller prunes what removed clones and worktrees left there (:mod:`p2p_koikoi.testing.bytecode`).
+_BYTECODE = Path(platformdirs.user_cache_dir("p2p-koikoi")) / "test-bytecode"
 if os.environ.pop("PYTHONDONTWRITEBYTECODE", ""):
-    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(Path(platformdirs.user_cache_dir("p2p-koikoi")) / "test-bytecode"))
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(_BYTECODE))
     sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
     sys.dont_write_bytecode = False
+    if "PYTEST_XDIST_WORKER" not in os.environ and os.environ["PYTHONPYCACHEPREFIX"] == str(_BYTECODE):
+        prune_orphans(_BYTECODE)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
