@@ -9,6 +9,7 @@ match punched (or sprayed, or relayed) between them."""
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from p2p_koikoi.testing import KOIKOI, koikoi_env
 from p2p_koikoi.testing.processes import rest_of_output, stderr_lines_until
 from tests.nat_pair import STUN, Mapping, NatPair, namespaces_allowed, nat_pair
 from tests.netns_support import no_namespaces
+from tests.verify_support import each_record_verifies
 
 __all__ = [
     "RULES",
@@ -26,8 +28,10 @@ __all__ = [
     "answered_back",
     "both_ended_well",
     "common_options",
+    "cut_and_mended",
     "homes_behind",
     "punched_match",
+    "reset_for_a_moment",
     "spawn_guest",
     "spawn_host",
 ]
@@ -156,4 +160,37 @@ def both_ended_well(sides: AnswerBack) -> str:
     said = sides.said
     assert sides.guest is not None and sides.guest.returncode == 0, said
     assert sides.host.returncode == 0, "\n".join(sides.host_lines) + sides.host_err
+    return said
+
+
+def reset_for_a_moment(net: NatPair, sides: AnswerBack) -> None:
+    """Once the match is under way, the host's router resets every TCP connection it forwards for a moment
+    (an nftables reject), then forwards as before."""
+    cut = ["ip", "netns", "exec", net.routers[0], "nft"]
+    sides.host_lines += stderr_lines_until(sides.host, "accepted the rules")
+    time.sleep(0.3)
+    subprocess.run([*cut, "insert rule inet nat_pair forward meta l4proto tcp reject with tcp reset"], check=True)
+    time.sleep(0.5)
+    subprocess.run([*cut, "flush chain inet nat_pair forward"], check=True)
+    rules = "add rule inet nat_pair forward ct state established,related accept; "
+    rules += f'add rule inet nat_pair forward iifname "{net.tag}ral" accept'
+    subprocess.run([*cut, "-f", "-"], input=rules, text=True, check=True)
+
+
+def cut_and_mended(net: NatPair, tmp_path: Path, guest_args: list[str], stun: str = STUN_AT) -> str:
+    """A Nintendo match between the two homes, the host's router resetting the connection mid-match: both
+    sides felt the cut and mended it, both exited 0, both records verify. Returns what the guest said."""
+    common = common_options(tmp_path, stun)
+    sides = punched_match(
+        net,
+        tmp_path,
+        ["--rules", "nintendo", *common],
+        ["--timeout", "3", *common, *guest_args],
+        meanwhile=lambda sides: reset_for_a_moment(net, sides),
+        guest_seconds=180,
+    )
+    said = both_ended_well(sides)
+    for side in (said, sides.host_err):  # the cut was felt, and mended, on both sides
+        assert "Connection lost" in side and "Connection back; the match goes on." in side, side
+    each_record_verifies(tmp_path / "replays")
     return said

@@ -8,16 +8,21 @@ lets the punch through; the STUN client itself is checked against coturn."""
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from p2p_koikoi.testing import KOIKOI
-from p2p_koikoi.testing.processes import stderr_lines_until
 from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair
-from tests.punch_support import RULES, AnswerBack, both_ended_well, common_options, homes_behind, punched_match
+from tests.punch_support import (
+    RULES,
+    both_ended_well,
+    common_options,
+    cut_and_mended,
+    homes_behind,
+    punched_match,
+)
 from tests.verify_support import each_record_verifies
 
 # Network namespaces and their names are machine-wide: one xdist worker at a time runs the files that make them.
@@ -78,48 +83,15 @@ def test_two_symmetric_nats_fall_back_to_the_relay(edm_pair: NatPair, tmp_path: 
     each_record_verifies(tmp_path / "replays")
 
 
-def _reset_for_a_moment(net: NatPair, sides: AnswerBack) -> None:
-    """Once the match is under way, the host's router resets every TCP connection it forwards for a moment
-    (an nftables reject), then forwards as before."""
-    cut = ["ip", "netns", "exec", net.routers[0], "nft"]
-    sides.host_lines += stderr_lines_until(sides.host, "accepted the rules")
-    time.sleep(0.3)
-    subprocess.run([*cut, "insert rule inet nat_pair forward meta l4proto tcp reject with tcp reset"], check=True)
-    time.sleep(0.5)
-    subprocess.run([*cut, "flush chain inet nat_pair forward"], check=True)
-    rules = "add rule inet nat_pair forward ct state established,related accept; "
-    rules += f'add rule inet nat_pair forward iifname "{net.tag}ral" accept'
-    subprocess.run([*cut, "-f", "-"], input=rules, text=True, check=True)
-
-
-def _cut_and_mended(net: NatPair, tmp_path: Path, guest_args: list[str]) -> str:
-    """A Nintendo match between the two homes, the host's router resetting the connection mid-match: both
-    sides felt the cut and mended it, both exited 0, both records verify. Returns what the guest said."""
-    common = common_options(tmp_path)
-    sides = punched_match(
-        net,
-        tmp_path,
-        ["--rules", "nintendo", *common],
-        ["--timeout", "3", *common, *guest_args],
-        meanwhile=lambda sides: _reset_for_a_moment(net, sides),
-        guest_seconds=180,
-    )
-    said = both_ended_well(sides)
-    for side in (said, sides.host_err):  # the cut was felt, and mended, on both sides
-        assert "Connection lost" in side and "Connection back; the match goes on." in side, side
-    each_record_verifies(tmp_path / "replays")
-    return said
-
-
 def test_a_punched_match_cut_mid_way_is_punched_again(eim_pair: NatPair, tmp_path: Path) -> None:
     """EIM x EIM, punched; mid-match the host's router resets the connection (an nftables reject for a
     moment): both sides punch again from the same ports, resume, and the match is played out."""
-    _cut_and_mended(eim_pair, tmp_path, [])
+    cut_and_mended(eim_pair, tmp_path, [])
 
 
 def test_a_relayed_match_cut_mid_way_is_relayed_again(edm_pair: NatPair, tmp_path: Path) -> None:
     """EDM x EDM, relayed; mid-match the host's router resets the host's connection to the relay for a
     moment (the relay then closes the guest's side too): the host dials the relayed address again, the
     guest accepts the connection the relay announces, they resume, and the match is played out."""
-    said = _cut_and_mended(edm_pair, tmp_path, RELAY)
+    said = cut_and_mended(edm_pair, tmp_path, RELAY)
     assert "The host came through the relay" in said, said

@@ -19,7 +19,7 @@ import pytest
 from p2p_koikoi.net.answer import Answer
 from p2p_koikoi.net.invite import Invite
 from tests.nat_pair import STUN, Mapping, NatPair
-from tests.punch_support import RULES, both_ended_well, common_options, homes_behind, punched_match
+from tests.punch_support import RULES, both_ended_well, common_options, cut_and_mended, homes_behind, punched_match
 from tests.verify_support import each_record_verifies
 
 pytestmark = pytest.mark.xdist_group("netns")
@@ -71,3 +71,20 @@ def test_stun_takes_several_servers_separated_by_commas() -> None:
 
     assert stun_servers("10.88.10.1:3478, 10.88.20.1") == (("10.88.10.1", 3478), ("10.88.20.1", 3478))
     assert stun_servers("none") == ()
+
+
+def test_a_sprayed_match_cut_mid_way_is_sprayed_again(eim_edm_pair: NatPair, tmp_path: Path) -> None:
+    """EIM host x EDM guest, sprayed; mid-match the host's router resets the connection for a moment: the
+    guest holds its connections open to the host's candidate again, the host guesses at the guest's ports
+    again from its STUN port, they resume over the first that meets, and the match is played out."""
+    said = cut_and_mended(eim_edm_pair, tmp_path, [], TWO_STUN)
+    assert "The spray to the host at 10.88.10.2:" in said, said
+
+
+def test_a_sprayed_match_cut_mid_way_is_sprayed_again_when_the_host_maps_anew(
+    edm_eim_pair: NatPair, tmp_path: Path
+) -> None:
+    """EDM host x EIM guest: after the cut the host holds its connections open to the guest's candidate
+    again, and the guest guesses at the host's ports again from its STUN port."""
+    said = cut_and_mended(edm_eim_pair, tmp_path, [], TWO_STUN)
+    assert "A guess at the host's ports at 10.88.10.2 got through." in said, said

@@ -20,6 +20,7 @@ import trio
 
 from p2p_koikoi.app.dial_back import first_of
 from p2p_koikoi.app.punching import Punching, ask_stun, maps_per_destination
+from p2p_koikoi.app.spray_again import Spray
 from p2p_koikoi.net import DEFAULT_PORT
 from p2p_koikoi.net.answer import Answer
 from p2p_koikoi.net.code_text import Endpoint
@@ -66,6 +67,7 @@ class Reached:
     port: int
     relay: Allocation | None = None  # through the TURN relay, whose allocation then lasts as long as the match
     punch: tuple[int, Endpoint] | None = None  # through our punch: our STUN port and the host's candidate
+    spray: Spray | None = None  # through a birthday spray: how to spray again after a drop
 
 
 SEND_BACK = "  Send this answer code to the host, to paste into its koikoi host screen:"
@@ -213,7 +215,7 @@ class _HostWait:
             await trio.sleep_forever()
             raise
         self.say(f"  The spray to the host at {Address(*self.host_punch)} got through.")
-        return Reached(channel, greeting, Address(*self.host_punch), self._port())
+        return Reached(channel, greeting, Address(*self.host_punch), self._port(), spray=Spray(self.host_punch))
 
     async def _by_guessing(self) -> Reached:
         """Rounds of guesses at the host's ports from our punch port (the host's NAT maps each destination
@@ -231,7 +233,8 @@ class _HostWait:
             except OSError:
                 continue
             self.say(f"  A guess at the host's ports at {host} got through.")
-            return Reached(channel, greeting, Address(*self.host_punch), self._port())
+            again = Spray(self.host_punch, guess_from=self.punching.local_port)
+            return Reached(channel, greeting, Address(*self.host_punch), self._port(), spray=again)
         self.say(f"  No guess at the host's ports got through in {GUESS_FOR:g} s; still waiting for the host.")
         await trio.sleep_forever()
         raise AssertionError("unreachable")

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2p_koikoi.app.spray_again import Spray, spray_again
 from p2p_koikoi.net.countdown import Countdown
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.punch import simultaneous_open
@@ -57,7 +58,8 @@ class Reconnect:
     dialled the guest in the first place (the reverse connection), it is so again: the host dials ``back``
     (the addresses of the guest's answer code) and the guest, ``reverse``, listens on ``port``. A connection
     a hole punch made is punched again, from both sides at once (``punch``), and made no other way: two
-    ways at once could resume two connections, each side keeping another. A relayed one is relayed again:
+    ways at once could resume two connections, each side keeping another. A sprayed one is sprayed again
+    (``spray``, :mod:`p2p_koikoi.app.spray_again`), and made no other way either. A relayed one is relayed again:
     the host dials the relayed address (its ``back``), the guest accepts on its allocation (``relay``)."""
 
     seat: int
@@ -69,6 +71,7 @@ class Reconnect:
     reverse: bool = False
     punch: tuple[int, tuple[str, int]] | None = None  # a punched connection: our STUN port, the peer's candidate
     relay: Allocation | None = None  # a relayed connection, the guest's side: the allocation to accept on
+    spray: Spray | None = None  # a sprayed connection: sprayed again, each side as the first time
 
     @property
     def timing(self) -> Timing:
@@ -177,6 +180,8 @@ async def _come_back(
     else:
         say(Countdown("Waiting for the opponent to come back ({seconds} s left)...", give_up_at, trio.current_time()))
     with trio.move_on_at(give_up_at):
+        if plan.spray is not None:
+            return await spray_again(plan.spray, plan.seat, session, identity)
         if plan.punch is not None:
             return await _punch_again(plan.punch, plan.seat, session, identity)
         if plan.relay is not None:

@@ -25,6 +25,7 @@ from p2p_koikoi.app.identity import PeerCheck, Trust, known_peer, load_identity,
 from p2p_koikoi.app.own_name import load_own_name
 from p2p_koikoi.app.punching import Punching, ask_stun, maps_per_destination
 from p2p_koikoi.app.series import Again, ask_both, greet, play_series, series_of, take_same_rules
+from p2p_koikoi.app.spray_again import Spray
 from p2p_koikoi.app.unfinished import ResumeError, Unfinished, find_unfinished, restore_match, tell_so_far
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.answer import Answer
@@ -39,7 +40,17 @@ from p2p_koikoi.net.portmap import Mapper
 from p2p_koikoi.net.rematch import Series, Verdict
 from p2p_koikoi.net.resume import Fork, NoSuchMatch, resume_as_guest, resume_as_host
 from p2p_koikoi.net.runner import Held, MatchReport, Player
-from p2p_koikoi.net.tcp import Address, CouldNotJoin, Dropped, Pin, Refused, dialable, listen, local_addresses
+from p2p_koikoi.net.tcp import (
+    Address,
+    CouldNotJoin,
+    Dropped,
+    Pin,
+    Refused,
+    dialable,
+    listen,
+    local_addresses,
+    parse_address,
+)
 from p2p_koikoi.net.timing import DEFAULT_TURN_LIMIT
 from p2p_koikoi.record.format import secret_path
 from p2p_koikoi.record.identity_names import fingerprint
@@ -462,6 +473,8 @@ class _Admitted:
     taken: _Taken
     answer: Answer | None = None  # the guest's answer code, when the host dialled it
     punch_from: int | None = None  # our STUN port, when the host could punch to the answer's candidate
+    maps_anew: bool = False  # our NAT maps each destination to a new port: a spray was ours to hold open
+    spray_from: int | None = None  # our STUN port, from which we guessed at the guest's ports in a spray
 
     @property
     def session(self) -> MatchSession:
@@ -679,7 +692,7 @@ class _OpenSeat:
             maps_anew=self.punching.maps_anew,
         )
         punched_from = None if self.punching.maps_anew else self.punching.from_port  # a spray is not punched again
-        return _Admitted(channel, taken, answer, punched_from)
+        return _Admitted(channel, taken, answer, punched_from, self.punching.maps_anew, self.punching.from_port)
 
 
 def _dial_back(admitted: _Admitted) -> tuple[Address, ...]:
@@ -699,6 +712,23 @@ def _punched(admitted: _Admitted) -> tuple[int, tuple[str, int]] | None:
     if answer is None or answer.punch is None or admitted.punch_from is None:
         return None
     return (admitted.punch_from, answer.punch) if admitted.peer == str(Address(*answer.punch)) else None
+
+
+def _sprayed(admitted: _Admitted) -> Spray | None:
+    """How to spray again after a drop, when the guest came in through the birthday spray (exactly one of
+    the two NATs maps each destination anew): ours does, and the connection is one of those we held open
+    to the guest's candidate; or the guest's does, and the connection came from the guest's public address
+    at a port none of its answer's addresses names (one of our guesses hit)."""
+    answer = admitted.answer
+    if answer is None or answer.punch is None or admitted.spray_from is None or answer.spray == admitted.maps_anew:
+        return None
+    if admitted.maps_anew:
+        return Spray(answer.punch) if admitted.peer == str(Address(*answer.punch)) else None
+    peer = parse_address(admitted.peer)
+    direct = {Address(host, answer.port) for host in answer.addresses}
+    if peer.host != answer.punch[0] or peer in direct or peer == Address(*answer.punch):
+        return None
+    return Spray(answer.punch, guess_from=admitted.spray_from)
 
 
 async def _let_go(late: _Admitted) -> None:
@@ -725,7 +755,9 @@ class _Seated:
             for router in mapper:
                 nursery.start_soon(router.keep)
             back = _dial_back(admitted)
-            plan = Reconnect(0, port=port, bind=self.options.bind, back=back, punch=_punched(admitted))
+            plan = Reconnect(
+                0, port=port, bind=self.options.bind, back=back, punch=_punched(admitted), spray=_sprayed(admitted)
+            )
             held = Held() if self.again is not None else None
             await _host_plays(admitted, self.identity, self.player_for(0), self.directory, plan, self.say, result, held)
             if held is not None and self.again is not None:
@@ -881,6 +913,7 @@ async def _reach_host(
         reverse=True,
         punch=reached.punch,
         relay=reached.relay,
+        spray=reached.spray,
     )
     return reached.channel, reached.greeting, reached.address, plan
 
