@@ -125,6 +125,7 @@ class _HostWait:
     relayed: Allocation | None
     host_anew: bool = False  # the host's NAT maps each destination anew: we guess at its ports (ours does not)
     listening: list[int] = field(default_factory=list)
+    greeting_one: trio.Lock = field(default_factory=trio.Lock)  # a spray's connections greet one at a time
 
     async def race(self) -> Reached:
         """The first way to bring the host wins, within the player's wait; the punch's STUN connection is
@@ -240,8 +241,11 @@ class _HostWait:
         raise AssertionError("unreachable")
 
     async def _greet_sprayed(self, stream: trio.SocketStream) -> tuple[FramedChannel, Greeting]:
+        """Greet the host over one connection a spray made. A spray can make several at once; we greet
+        over one at a time, so the host hears ``hello`` on one only and both keep the same one."""
         assert self.host_punch is not None
-        return await greet_the_host(stream, self.key, self.pin, f"the spray to {Address(*self.host_punch)}")
+        async with self.greeting_one:
+            return await greet_the_host(stream, self.key, self.pin, f"the spray to {Address(*self.host_punch)}")
 
     async def _by_relay(self) -> Reached:
         """The host's dial to our relayed address; a relay that fails is said, and the other ways go on."""
