@@ -13,9 +13,9 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p_koikoi.app.netplay import JoinOptions, Restored, _put_back, _unfinished, join_match
+from p2p_koikoi.app.netplay import JoinOptions, join_match
 from p2p_koikoi.app.players import BotPlayer
-from p2p_koikoi.app.unfinished import ResumeError, find_unfinished, restore_match
+from p2p_koikoi.app.unfinished import Restored, ResumeError, find_unfinished, put_back, restore_match, unfinished_with
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting
@@ -306,14 +306,14 @@ def test_a_host_rebuilds_an_unfinished_match_once_however_often_it_is_knocked_fo
     write_secret(secret_path(host_file), played.pair.host.master_secret)
     restored: Restored = {}
     said: list[str] = []
-    first = _unfinished(host_file.parent, played.keys[0], guest_key, said.append, restored)
+    first = unfinished_with(host_file.parent, played.keys[0], guest_key, said.append, restored)
     assert first is not None and first.kept == 8 and len(first.session.chain.entries) == 9 and not said
-    second = _unfinished(host_file.parent, played.keys[0], guest_key, said.append, restored)
+    second = unfinished_with(host_file.parent, played.keys[0], guest_key, said.append, restored)
     assert second is not None and second is not first, "an attempt under way keeps its own"
-    _put_back(restored, first)
-    assert _unfinished(host_file.parent, played.keys[0], guest_key, said.append, restored) is first
+    put_back(restored, first)
+    assert unfinished_with(host_file.parent, played.keys[0], guest_key, said.append, restored) is first
     first.session.catch_up(played.entries[9])  # a failed attempt that took in an entry is not kept
-    _put_back(restored, first)
+    put_back(restored, first)
     assert restored == {}
 
 
@@ -338,7 +338,7 @@ def test_a_record_that_cannot_be_taken_up_is_said_once_and_passed_over(tmp_path:
     restored: Restored = {}
     said: list[str] = []
     for _ in range(3):
-        assert _unfinished(host_file.parent, played.keys[0], guest_key, said.append, restored) is None
+        assert unfinished_with(host_file.parent, played.keys[0], guest_key, said.append, restored) is None
     assert len(said) == 1 and said[0].startswith(f"Not resuming {host_file.name}: cannot rebuild"), said
 
 

@@ -26,7 +26,7 @@ from p2p_koikoi.app.own_name import load_own_name
 from p2p_koikoi.app.punching import Punching, ask_stun, maps_per_destination
 from p2p_koikoi.app.series import Again, ask_both, greet, play_series, series_of, take_same_rules
 from p2p_koikoi.app.spray_again import Spray
-from p2p_koikoi.app.unfinished import ResumeError, Unfinished, find_unfinished, restore_match, tell_so_far
+from p2p_koikoi.app.unfinished import Restored, Unfinished, put_back, tell_so_far, unfinished_with
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.answer import Answer
 from p2p_koikoi.net.code_text import Endpoint
@@ -264,37 +264,6 @@ class _Rematches:
         return result
 
 
-Restored = dict[Path, "Unfinished | ResumeError"]
-
-
-def _unfinished(
-    directory: Path, identity: Ed25519PrivateKey, peer_key: bytes, say: Say, restored: Restored | None = None
-) -> Unfinished | None:
-    """Our unfinished match with ``peer_key``, rebuilt from its record, if any; one we cannot take up
-    again (over after all, damaged) is said and passed over.
-
-    Rebuilding replays the whole record (tenths of a second for a long match: ``bench/rejoin.py``), and
-    anyone who knows the guest's public key may knock again and again, so a host keeps what it rebuilt
-    in ``restored``: an attempt takes it out (two at once never share one) and :func:`_put_back`
-    returns it untouched."""
-    path = find_unfinished(directory, public_bytes(identity), peer_key)
-    if path is None:
-        return None
-    restored = restored if restored is not None else {}
-    kept = restored.pop(path, None)
-    if isinstance(kept, ResumeError):
-        restored[path] = kept  # said when first found
-        return None
-    if kept is not None:
-        return kept
-    try:
-        return restore_match(path, identity)
-    except ResumeError as exc:
-        say(f"Not resuming {path.name}: {exc}")
-        restored[path] = exc
-        return None
-
-
 def _settle(fork: Fork, unfinished: Unfinished) -> MatchReport:
     """The unfinished match ends on the fork its peer showed while resuming; its record gets the note."""
     record = unfinished.reopen()
@@ -302,13 +271,6 @@ def _settle(fork: Fork, unfinished: Unfinished) -> MatchReport:
         return settle_fork(fork, unfinished.session, record)
     finally:
         record.close()
-
-
-def _put_back(restored: Restored, unfinished: Unfinished) -> None:
-    """After a failed attempt: the rebuilt match is kept for the next unless the attempt added to its
-    chain (entries a guest sent before failing)."""
-    if unfinished.untouched:
-        restored[unfinished.path] = unfinished
 
 
 async def rejoin_guest(
@@ -537,7 +499,7 @@ def _admitter(
     name = own.format() if own is not None else None
 
     async def admit(channel: FramedChannel, greeting: Greeting, peer: str) -> _Taken:
-        unfinished = _unfinished(directory, identity, greeting.peer_key, say, restored)
+        unfinished = unfinished_with(directory, identity, greeting.peer_key, say, restored)
         if unfinished is not None:
             try:
                 await rejoin_guest(channel, unfinished, identity, peer, say)
@@ -545,7 +507,7 @@ def _admitter(
                 forked.append(unfinished)
                 raise
             except BaseException:
-                _put_back(restored, unfinished)
+                put_back(restored, unfinished)
                 raise
             return _Taken(unfinished.session, peer, unfinished, greeting.nonces)
         try:
@@ -870,7 +832,7 @@ async def _join(
     result.peer_fingerprint = fingerprint(greeting.peer_key)
     say(f"Connected to {address} (fingerprint {result.peer_fingerprint}).")
     directory = replay_dir(options.replay_dir)
-    unfinished = _unfinished(directory, identity, greeting.peer_key, say)
+    unfinished = unfinished_with(directory, identity, greeting.peer_key, say)
     held = Held() if again is not None else None
     if unfinished is not None:
         result = await _rejoin_host(channel, unfinished, identity, player_for(1), plan, say, result, held)

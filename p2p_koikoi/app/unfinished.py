@@ -10,6 +10,7 @@ resume handshake then proves it is the same match on both.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -23,10 +24,20 @@ from p2p_koikoi.record.format import read_secret, secret_path
 from p2p_koikoi.record.reader import Header, Record, RecordError, RecordVisitor, read_record, visit_record_bytes
 from p2p_koikoi.record.writer import RecordWriter
 from p2p_koikoi.session.match_session import MatchSession, Waiting
-from p2p_koikoi.wire import MAX_FRAME, LocalProtocolError, RemoteProtocolError, SignedEntry
+from p2p_koikoi.wire import MAX_FRAME, LocalProtocolError, RemoteProtocolError, SignedEntry, public_bytes
 from p2p_koikoi.wire.bodies import EntryKind, MatchBody
 
-__all__ = ["CatchingUp", "ResumeError", "Unfinished", "find_unfinished", "restore_match", "tell_so_far"]
+__all__ = [
+    "CatchingUp",
+    "Restored",
+    "ResumeError",
+    "Unfinished",
+    "find_unfinished",
+    "put_back",
+    "restore_match",
+    "tell_so_far",
+    "unfinished_with",
+]
 
 _LENGTH = 4
 
@@ -179,3 +190,45 @@ def tell_so_far(player: Player, session: MatchSession) -> None:
     """A screen is shown the match so far: the events before the break are not told again."""
     if isinstance(player, CatchingUp) and session.match is not None:
         player.caught_up(session.match, session.rules)
+
+
+Restored = dict[Path, "Unfinished | ResumeError"]
+
+
+def unfinished_with(
+    directory: Path,
+    identity: Ed25519PrivateKey,
+    peer_key: bytes,
+    say: Callable[[str], None],
+    restored: Restored | None = None,
+) -> Unfinished | None:
+    """Our unfinished match with ``peer_key``, rebuilt from its record, if any; one we cannot take up
+    again (over after all, damaged) is said and passed over.
+
+    Rebuilding replays the whole record (tenths of a second for a long match: ``bench/rejoin.py``), and
+    anyone who knows the guest's public key may knock again and again, so a host keeps what it rebuilt
+    in ``restored``: an attempt takes it out (two at once never share one) and :func:`put_back`
+    returns it untouched."""
+    path = find_unfinished(directory, public_bytes(identity), peer_key)
+    if path is None:
+        return None
+    restored = restored if restored is not None else {}
+    kept = restored.pop(path, None)
+    if isinstance(kept, ResumeError):
+        restored[path] = kept  # said when first found
+        return None
+    if kept is not None:
+        return kept
+    try:
+        return restore_match(path, identity)
+    except ResumeError as exc:
+        say(f"Not resuming {path.name}: {exc}")
+        restored[path] = exc
+        return None
+
+
+def put_back(restored: Restored, unfinished: Unfinished) -> None:
+    """After a failed attempt: the rebuilt match is kept for the next unless the attempt added to its
+    chain (entries a guest sent before failing)."""
+    if unfinished.untouched:
+        restored[unfinished.path] = unfinished
