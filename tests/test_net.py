@@ -12,8 +12,9 @@ import trio
 import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2p_koikoi.app.host_key import host_key_accepted, trusted_on_first_use
 from p2p_koikoi.app.identity import Trust, known_peer, remember_peer
-from p2p_koikoi.app.netplay import HostOptions, _trusted, host_match
+from p2p_koikoi.app.netplay import HostOptions, host_match
 from p2p_koikoi.app.players import BotPlayer
 from p2p_koikoi.bots import RandomAgent
 from p2p_koikoi.engine import preset
@@ -21,6 +22,7 @@ from p2p_koikoi.net.framed import ConnectionLost, FramedChannel
 from p2p_koikoi.net.handshake import Greeting, greet_as_guest, greet_as_host
 from p2p_koikoi.net.runner import MatchReport, run_match
 from p2p_koikoi.net.tcp import Address, dial
+from p2p_koikoi.record.identity_names import fingerprint
 from p2p_koikoi.session.events import SessionEnd
 from p2p_koikoi.session.match_session import MatchSession
 from p2p_koikoi.testing import trickle_stream_pair
@@ -296,11 +298,37 @@ async def test_the_warning_is_shown_and_the_answer_obeyed(tmp_path: Path, monkey
         return False
 
     greeting = Greeting(public_bytes(first), (b"a" * 32, b"b" * 32), "x")
-    assert await _trusted("bob", greeting, said.append, answer)
+    assert await trusted_on_first_use("bob", greeting, said.append, answer)
     assert not said and not asked
     changed = Greeting(public_bytes(second), (b"a" * 32, b"b" * 32), "x")
-    assert not await _trusted("bob", changed, said.append, answer)
+    assert not await trusted_on_first_use("bob", changed, said.append, answer)
     assert any("DIFFERENT KEY" in line for line in said) and asked
+
+
+async def test_a_host_whose_key_is_not_the_one_the_lan_announced_is_warned_of_and_asked_about(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A LAN announcement names the host's fingerprint; a host at that address proving another key is
+    said loudly and played only if the player says so. An invite's pin was checked while dialling."""
+    monkeypatch.setenv("KOIKOI_HOME", str(tmp_path))
+    announced_key, posing_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    announced = fingerprint(public_bytes(announced_key))
+    posing = Greeting(public_bytes(posing_key), (b"a" * 32, b"b" * 32), "x")
+    address = Address("192.0.2.7", 7447)
+    said: list[str] = []
+    asked: list[str] = []
+
+    async def answer(question: str) -> bool:
+        asked.append(question)
+        return False
+
+    assert not await host_key_accepted(address, posing, None, announced, said.append, answer)
+    assert any("posing as the host" in line for line in said) and asked == ["Play against this key anyway?"]
+    said.clear()
+    asked.clear()
+    pinned = fingerprint(public_bytes(posing_key))
+    assert await host_key_accepted(address, posing, pinned, announced, said.append, answer)
+    assert not said and not asked
 
 
 async def test_a_peer_that_stalls_instead_of_revealing_forfeits(autojump_clock: trio.testing.MockClock) -> None:

@@ -21,7 +21,8 @@ from p2p_koikoi.app.answer_back import AnswerBack, wait_for_host
 from p2p_koikoi.app.continuing import Reconnect, play_on, settle_fork
 from p2p_koikoi.app.continuing import started as began
 from p2p_koikoi.app.dial_back import PASTE_HERE, ReadLine, first_of, take_answers
-from p2p_koikoi.app.identity import PeerCheck, Trust, known_peer, load_identity, remember_peer, replay_dir
+from p2p_koikoi.app.host_key import host_key_accepted
+from p2p_koikoi.app.identity import load_identity, replay_dir
 from p2p_koikoi.app.own_name import load_own_name
 from p2p_koikoi.app.punching import Punching, ask_stun, maps_per_destination
 from p2p_koikoi.app.series import Again, ask_both, greet, play_series, series_of, take_same_rules
@@ -825,7 +826,7 @@ async def _join(
     key = public_bytes(identity)
     result = NetMatchResult(None, None, fingerprint(key))
     channel, greeting, address, plan = await _reach_host(options, key, result.our_fingerprint, say, nursery, routers)
-    if not await _checked(address, greeting, options, say, confirm):
+    if not await host_key_accepted(address, greeting, options.pin.fingerprint, options.announced, say, confirm):
         await channel.close()
         result.notes.append("not played: the host's key was not trusted")
         return result
@@ -938,52 +939,9 @@ async def _rejoin_host(
     return result
 
 
-async def _checked(address: Address, greeting: Greeting, options: JoinOptions, say: Say, confirm: Confirm) -> bool:
-    """The host's key: pinned by an invite code (already checked while dialling), compared with the
-    LAN announcement, or trusted on first use for the name dialled."""
-    if options.pin.fingerprint is not None:
-        remember_peer(address.host, greeting.peer_key)
-        return True
-    proven = fingerprint(greeting.peer_key)
-    if options.announced is not None and proven != options.announced:
-        _loud(
-            say,
-            f"WARNING: the game on the LAN announced fingerprint {options.announced},",
-            f"  but the host at {address} proved the key {proven}.",
-            "Someone on the LAN may be posing as the host.",
-        )
-        if not await confirm("Play against this key anyway?"):
-            return False
-    return await _trusted(address.host, greeting, say, confirm)
-
-
-def _loud(say: Say, *lines: str) -> None:
-    say("@" * 70)
-    for line in lines:
-        say(line)
-    say("@" * 70)
-
-
 async def find_lan_games(say: Say, seconds: float = 2.0) -> list[LanGame]:
     say(f"Looking for games on the LAN for {seconds:g} s...")
     return await browse(seconds)
-
-
-async def _trusted(name: str, greeting: Greeting, say: Say, confirm: Confirm) -> bool:
-    """Trust on first use: remember a new peer; warn loudly and ask when a known name shows a new key."""
-    check: PeerCheck = known_peer(name, greeting.peer_key)
-    if check.trust is Trust.CHANGED:
-        _loud(
-            say,
-            f"WARNING: {name} presented a DIFFERENT KEY than before.",
-            f"  before: {check.previous}",
-            f"  now:    {check.fingerprint}",
-            "Someone may be impersonating your opponent, or they made a new key.",
-        )
-        if not await confirm("Trust the new key and play?"):
-            return False
-    remember_peer(name, greeting.peer_key)
-    return True
 
 
 def describe_failure(exc: Exception) -> str:
