@@ -8,7 +8,7 @@ from __future__ import annotations
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2p_koikoi.app.netplay import _map_port
+from p2p_koikoi.app.host_invite import map_port_then_say
 from p2p_koikoi.net.invite import Invite
 from p2p_koikoi.net.portmap import Method, Outcome, PortMapping
 from p2p_koikoi.record.identity_names import fingerprint
@@ -33,7 +33,7 @@ class _Router:
 
 def _said(outcome: Outcome, hosts: list[str]) -> list[str]:
     said: list[str] = []
-    trio.run(_map_port, _Router(outcome), hosts, PORT, OURS, None, said.append)
+    trio.run(map_port_then_say, _Router(outcome), hosts, PORT, OURS, None, said.append)
     return said
 
 

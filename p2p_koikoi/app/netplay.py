@@ -21,6 +21,7 @@ from p2p_koikoi.app.answer_back import AnswerBack, wait_for_host
 from p2p_koikoi.app.continuing import Reconnect, play_on, settle_fork
 from p2p_koikoi.app.continuing import started as began
 from p2p_koikoi.app.dial_back import PASTE_HERE, ReadLine, first_of, take_answers
+from p2p_koikoi.app.host_invite import map_port_then_say, say_invite
 from p2p_koikoi.app.host_key import host_key_accepted
 from p2p_koikoi.app.identity import load_identity, replay_dir
 from p2p_koikoi.app.own_name import load_own_name
@@ -373,7 +374,7 @@ async def _open_door(
     port = addresses[0].port
     say(f"Hosting {options.rules.format()} on port {port}. Your key fingerprint: {ours}")
     hosts = reachable_hosts(addresses, options.bind)[:MAX_ADDRESSES]  # many interfaces: the best ones first
-    _say_invite(hosts, port, ours, token, say, punching)
+    say_invite(hosts, port, ours, token, say, punching)
     if options.guest:
         say(f"  admitting only the guest with fingerprint {options.guest}")
     if options.lan:
@@ -381,41 +382,7 @@ async def _open_door(
         say("  announced on the LAN: koikoi join --lan")
     if options.upnp and any(dialable(a.host) or a.host in ("0.0.0.0", "::") for a in addresses):
         mapper.append(Mapper(port))
-        nursery.start_soon(_map_port, mapper[0], hosts, port, ours, token, say, punching)
-
-
-def _say_invite(
-    hosts: list[str], port: int, ours: str, token: bytes | None, say: Say, punching: Punching | None
-) -> None:
-    """The invite line, with our punch candidate (and whether our NAT maps anew) when STUN gave one."""
-    punch = punching.candidate if punching is not None else None
-    anew = punching is not None and punching.maps_anew
-    say(f"  join with: koikoi join {Invite(tuple(hosts), port, ours, token, punch, anew).format()}")
-    how = f"; punching from {Address(*punch)}" if punch else ""
-    if punch is not None and anew:
-        how += ", but our router maps each destination to a new port: a guest guesses at our ports"
-    say(f"  (reachable at {', '.join(str(Address(h, port)) for h in hosts)}{how})")
-
-
-async def _map_port(
-    mapper: Mapper,
-    hosts: list[str],
-    port: int,
-    ours: str,
-    token: bytes | None,
-    say: Say,
-    punching: Punching | None = None,
-) -> None:
-    """Ask the router for the port while the host already waits; say what it did, and when it opened an
-    address the invite did not hold, the invite again with it first (the one to send from now on)."""
-    outcome = await mapper.open()
-    say(f"  {outcome.line}")
-    opened = [m.external for m in outcome.held if m.external]
-    if any(address not in hosts for address in opened):
-        mapped = [*opened, *(h for h in hosts if h not in opened)][:MAX_ADDRESSES]
-        say("  The router forwards the port now: send this code instead (it holds the public address):")
-        _say_invite(mapped, port, ours, token, say, punching)
-    await mapper.keep()
+        nursery.start_soon(map_port_then_say, mapper[0], hosts, port, ours, token, say, punching)
 
 
 class _Taken(NamedTuple):
