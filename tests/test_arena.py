@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from p2p_koikoi.app import arena
-from p2p_koikoi.app.arena import ArenaRequestError, MatchStats, _ci95, _DiscardTally, play_arena_match, run_arena
+from p2p_koikoi.app.arena import (
+    ArenaRequestError,
+    DiscardTally,
+    MatchStats,
+    mirrored_pairs_interval,
+    play_arena_match,
+    run_arena,
+)
 from p2p_koikoi.bots.greedy import GreedyAgent
 from p2p_koikoi.bots.registry import UnknownBotError
 from p2p_koikoi.engine import Card, Event, EventKind, preset
@@ -64,12 +71,12 @@ def stats(index: int, score_a: float) -> MatchStats:
 def test_the_interval_comes_from_the_pairs() -> None:
     # Every pair split 1-1: the win rate is exactly one half with no spread between pairs.
     split = [stats(i, float(i % 2)) for i in range(20)]
-    assert _ci95(split, 0.5) == (0.5, 0.5)
+    assert mirrored_pairs_interval(split, 0.5) == (0.5, 0.5)
     # Pairs won 2-0 or lost 0-2 alternately: the same rate, a wide interval.
     swings = [stats(i, float((i // 2) % 2)) for i in range(20)]
-    lo, hi = _ci95(swings, 0.5)
+    lo, hi = mirrored_pairs_interval(swings, 0.5)
     assert lo < 0.25 and hi > 0.75
-    assert _ci95(split[:2], 0.5) == (0.0, 1.0)  # one pair tells nothing about the spread
+    assert mirrored_pairs_interval(split[:2], 0.5) == (0.0, 1.0)  # one pair tells nothing about the spread
 
 
 def test_bad_requests() -> None:
@@ -129,7 +136,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], needle: str) -> N
 
 def test_a_discard_is_fed_when_the_other_seat_takes_it_before_the_discarder_plays_again() -> None:
     curtain, deer = Card.CHERRY_CURTAIN, Card.MAPLE_DEER
-    tally = _DiscardTally()
+    tally = DiscardTally()
     play = Event(EventKind.PLAY, 0, curtain, 0)  # seat 0 throws the curtain away
     tally(None, [play, Event(EventKind.DRAW, 0, Card.PINE_PLAIN_1, 0)])  # type: ignore[arg-type]
     tally(None, [Event(EventKind.PLAY, 1, Card.CHERRY_PLAIN_1, curtain.bit)])  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ import pytest
 from test_bots_discards import PLAIN, shown_view
 
 from p2p_koikoi.bots import MatchContext, parallel
-from p2p_koikoi.bots.parallel import PlayoutPool, WorldResults, _split, shared_pool
+from p2p_koikoi.bots.parallel import PlayoutPool, WorldResults, shared_pool, split_runs
 from p2p_koikoi.bots.registry import make_agent
 from p2p_koikoi.bots.strong import LEVELS, Level, Playouts, StrongAgent, evaluate
 from p2p_koikoi.engine import AnyAction, Round
@@ -40,10 +40,10 @@ def position() -> tuple[Round, list[AnyAction]]:
 
 def test_seeds_split_into_contiguous_runs_in_order() -> None:
     seeds = list(range(11))
-    runs = _split(seeds, 3)
+    runs = split_runs(seeds, 3)
     assert runs == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10]]
-    assert _split(seeds[:1], 4) == [[0]]
-    assert [s for run in _split(seeds, 2) for s in run] == seeds
+    assert split_runs(seeds[:1], 4) == [[0]]
+    assert [s for run in split_runs(seeds, 2) for s in run] == seeds
 
 
 def test_a_pool_finds_what_one_core_finds_to_the_bit(pool: PlayoutPool) -> None:

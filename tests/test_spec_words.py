@@ -311,7 +311,7 @@ def test_the_nesting_example_of_spec_md_is_the_codec_s_limit() -> None:
 
 def test_both_ends_of_a_connection_send_every_frame_at_once() -> None:
     """SPEC.md section 1's interop note (#26): TCP_NODELAY on the dialled and on the accepted socket."""
-    from p2p_koikoi.net.tcp import Address, _connect
+    from p2p_koikoi.net.tcp import Address, dial_raw
 
     async def main() -> tuple[int, int]:
         listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
@@ -323,7 +323,7 @@ def test_both_ends_of_a_connection_send_every_frame_at_once() -> None:
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(accept)
-            dialled = await _connect(Address("127.0.0.1", port))
+            dialled = (await dial_raw(Address("127.0.0.1", port))).stream
         options = tuple(s.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in (dialled, *accepted))
         for stream in (dialled, *accepted):
             await stream.aclose()

@@ -54,7 +54,9 @@ __all__ = [
     "ArenaRequestError",
     "ArenaResult",
     "BotStats",
+    "DiscardTally",
     "MatchStats",
+    "mirrored_pairs_interval",
     "pair_interval",
     "play_arena_match",
     "run_arena",
@@ -94,7 +96,7 @@ class _Timed:
 _DISCARD_KINDS = (Kind.BRIGHT, Kind.ANIMAL, Kind.RIBBON)
 
 
-class _DiscardTally:
+class DiscardTally:
     """Counts each seat's discards by kind, and how many of them the other seat took on its very next turn.
 
     A discard is a hand card played that captures nothing. It is "fed" when the
@@ -177,7 +179,7 @@ def play_arena_match(
     won, rounds_won, koikoi_rounds, koikoi_won = [0, 0], [0, 0], [0, 0], [0, 0]
     yaku: tuple[Counter[str], Counter[str]] = (Counter(), Counter())
     late_points = [0, 0]
-    tally = _DiscardTally()
+    tally = DiscardTally()
     while match.phase is not MatchPhase.OVER:
         assert match.dealer is not None
         deck = _deck(seed, pair, match.round_number, match.redeal)
@@ -408,7 +410,7 @@ def _bot_stats(spec: str, bot: int, per_match: list[MatchStats], rounds: int) ->
     )
 
 
-def _ci95(per_match: list[MatchStats], win_rate: float) -> tuple[float, float]:
+def mirrored_pairs_interval(per_match: list[MatchStats], win_rate: float) -> tuple[float, float]:
     """A normal 95% interval from the spread of the mirrored pairs' mean scores."""
     pairs: dict[int, list[float]] = {}
     for m in per_match:
@@ -472,7 +474,7 @@ def run_arena(
         rounds=rounds,
         draws=sum(1 for m in per_match if m.score_a == 0.5),
         win_rate=win_rate,
-        ci95=_ci95(per_match, win_rate),
+        ci95=mirrored_pairs_interval(per_match, win_rate),
         bots=(_bot_stats(spec_a, 0, per_match, rounds), _bot_stats(spec_b, 1, per_match, rounds)),
         seconds=time.perf_counter() - start,
         per_match=per_match,

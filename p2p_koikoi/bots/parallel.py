@@ -34,7 +34,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
-__all__ = ["PlayoutPool", "WorldsPlayer", "cores", "shared_pool"]
+__all__ = ["PlayoutPool", "WorldsPlayer", "cores", "shared_pool", "split_runs"]
 
 WorldResults = list[list[Any]]
 
@@ -70,7 +70,7 @@ class PlayoutPool:
     def play(self, player: WorldsPlayer, alive: list[int], seeds: list[int], deadline: float) -> WorldResults:
         """Every world's results, in the order of ``seeds`` (fewer worlds if the deadline passed)."""
         executor = self._executor
-        runs = _split(seeds, self.processes)
+        runs = split_runs(seeds, self.processes)
         if executor is None or len(runs) == 1:
             return player.play(alive, seeds, deadline)
         token, blob = self._sent(player)
@@ -112,7 +112,7 @@ class PlayoutPool:
             executor.shutdown(wait=False, cancel_futures=True)
 
 
-def _split(seeds: list[int], ways: int) -> list[list[int]]:
+def split_runs(seeds: list[int], ways: int) -> list[list[int]]:
     """``seeds`` in at most ``ways`` contiguous runs of nearly equal length (the first run the longest)."""
     ways = max(1, min(ways, len(seeds)))
     size, extra = divmod(len(seeds), ways)
