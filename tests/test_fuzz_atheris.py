@@ -57,6 +57,7 @@ def seed_corpus(directory: Path) -> None:
 @pytest.mark.slow
 def test_atheris_finds_no_crash(tmp_path: Path) -> None:
     import atheris  # noqa: F401  (the test extra installs it on Linux: a missing fuzzer fails, never skips)
+
     corpus = tmp_path / "corpus"
     seed_corpus(corpus)
     done = subprocess.run(
@@ -98,7 +99,7 @@ def _fuzz_main() -> None:  # pragma: no cover - runs in the child process
     host = MatchSession(0, keys[0], public_bytes(keys[1]), nonces, rules=preset("nintendo"), master_secret=bytes(32))
     guest = MatchSession(1, keys[1], public_bytes(keys[0]), nonces, master_secret=bytes([1]) * 32)
     # Play up to the point where the host waits for the guest's table keys.
-    while not (host.stage is Stage.SETUP and host._alt == 7):
+    while not (host.stage is Stage.SETUP and host.referee.step == 7):  # the guest's table keys are due
         for sender, receiver in ((host, guest), (guest, host)):
             for signed in sender.take_outgoing():
                 receiver.receive(signed)
@@ -140,7 +141,7 @@ def _fuzz_main() -> None:  # pragma: no cover - runs in the child process
                     1,
                     kind,
                     body,
-                    session._state_hash(),
+                    session.referee.state_hash(),
                 )
                 signed = SignedEntry.sign(entry, keys[1])
                 session.receive(SignedEntry.parse(signed.data, signed.signature))

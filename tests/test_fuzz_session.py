@@ -249,7 +249,7 @@ def deliver(point: Point, kind: str, body: list[Any], *, state: bytes | None = N
         session.peer,
         kind,
         body,
-        session._state_hash() if state is None else state,
+        session.referee.state_hash() if state is None else state,
     )
     signed = SignedEntry.sign(entry, point.peer_key)
     try:
@@ -350,7 +350,7 @@ def test_the_real_entry_with_a_wrong_state_hash_is_a_desync(data: st.DataObject)
     point = data.draw(point_strategy(), label="point")
     state = data.draw(st.binary(min_size=16, max_size=16), label="state")
     real = point.real.entry
-    if state == point.session._state_hash() or real.kind == "goodbye":
+    if state == point.session.referee.state_hash() or real.kind == "goodbye":
         return
     try:
         deliver(point, real.kind, list(real.body), state=state)

@@ -247,9 +247,6 @@ class MatchSession:
         deal = self.referee.deal
         return deal.fair if isinstance(deal, SeatDeal) else None
 
-    def _state_hash(self) -> bytes:
-        return self.referee.state_hash()
-
     @property
     def waiting(self) -> Waiting:
         if self.ended_by is not None:
