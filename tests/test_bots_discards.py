@@ -46,7 +46,7 @@ def test_a_rollout_discard_weighs_what_it_offers_the_other_seat() -> None:
     worth = [5.0] * 48
     worth[Card.CHRYSANTHEMUM_SAKE] = worth[Card.CLOVER_BOAR] = 1.0
     rollout = Rollout((worth, worth), gaji=False, epsilon=0.0)
-    card, taken = rollout._pick_play(rnd, 0, False, random.Random(0))
+    card, taken = rollout.pick_play(rnd, 0, False, random.Random(0))
     assert (card, taken) == (
         Card.CLOVER_BOAR,
         0,
@@ -59,7 +59,7 @@ def test_exploring_rollouts_never_throw_a_bright_away_for_nothing() -> None:
     worth[Card.CHERRY_CURTAIN] = 5.0
     rollout = Rollout((worth, worth), gaji=False, epsilon=1.0)
     for seed in range(200):
-        card, _ = rollout._pick_play(rnd, 0, True, random.Random(seed))
+        card, _ = rollout.pick_play(rnd, 0, True, random.Random(seed))
         assert card is not Card.CHERRY_CURTAIN
 
 

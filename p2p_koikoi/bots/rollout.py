@@ -149,7 +149,7 @@ class Rollout:
             elif phase is Phase.PLAY and not (gaji and world.hands[world.turn] & _LIGHTNING_BIT):
                 seat = world.turn
                 explore = random_float() < epsilon
-                card, taken = self._pick_play(world, seat, explore, rng)
+                card, taken = self.pick_play(world, seat, explore, rng)
                 if record is not None:
                     two = (world.table & _MONTH[card]).bit_count() == 2
                     record.append((seat, Play(_CARDS[card], _CARDS[taken.bit_length() - 1] if two else None)))
@@ -176,7 +176,7 @@ class Rollout:
             else:
                 self._checked_step(world, rng, record)
 
-    def _pick_play(self, world: Round, seat: int, explore: bool, rng: random.Random) -> tuple[int, int]:
+    def pick_play(self, world: Round, seat: int, explore: bool, rng: random.Random) -> tuple[int, int]:
         """The hand card to play and the table cards it takes: the best by worth, or (exploring) a random card."""
         hand, table = world.hands[seat], world.table
         worth = self._worths[seat]
