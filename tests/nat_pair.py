@@ -74,6 +74,16 @@ class NatPair:
     def exec(self, ns: str) -> list[str]:
         return ["ip", "netns", "exec", ns]
 
+    def cut(self, router: str, seconds: float = 0.5) -> None:
+        """``router`` resets every TCP connection it forwards for ``seconds`` (an nftables reject at the head
+        of its forward chain), then forwards as before: the rule is taken out again by its handle."""
+        nft = [*self.exec(router), "nft"]
+        rule = ["inet", "nat_pair", "forward", "meta", "l4proto", "tcp", "reject", "with", "tcp", "reset"]
+        echoed = run(*nft, "--echo", "--handle", "insert", "rule", *rule)
+        handle = echoed.rsplit("# handle", 1)[1].split()[0]
+        time.sleep(seconds)
+        run(*nft, "delete", "rule", "inet", "nat_pair", "forward", "handle", handle)
+
 
 def _router_rules(lan: str, wan: str, mapping: Mapping, udp_blocked: bool = False) -> str:
     udp = f'iifname "{lan}" meta l4proto udp drop;' if udp_blocked else ""

@@ -166,15 +166,9 @@ def both_ended_well(sides: AnswerBack) -> str:
 def reset_for_a_moment(net: NatPair, sides: AnswerBack) -> None:
     """Once the match is under way, the host's router resets every TCP connection it forwards for a moment
     (an nftables reject), then forwards as before."""
-    cut = ["ip", "netns", "exec", net.routers[0], "nft"]
     sides.host_lines += stderr_lines_until(sides.host, "accepted the rules")
     time.sleep(0.3)
-    subprocess.run([*cut, "insert rule inet nat_pair forward meta l4proto tcp reject with tcp reset"], check=True)
-    time.sleep(0.5)
-    subprocess.run([*cut, "flush chain inet nat_pair forward"], check=True)
-    rules = "add rule inet nat_pair forward ct state established,related accept; "
-    rules += f'add rule inet nat_pair forward iifname "{net.tag}ral" accept'
-    subprocess.run([*cut, "-f", "-"], input=rules, text=True, check=True)
+    net.cut(net.routers[0])
 
 
 def cut_and_mended(net: NatPair, tmp_path: Path, guest_args: list[str], stun: str = STUN_AT) -> str:
