@@ -18,6 +18,12 @@ is given coturn as its TURN relay (``--relay``), the last resort where a NAT is 
 sides are given coturn's two IPv4 addresses as STUN servers, so that an endpoint-dependent NAT shows
 itself (two public ports for one local port) and EIM x EDM and EDM x EIM try the birthday spray before
 the relay.
+``--cut``: once the match is under way, the host's router (the guest's, for a host in the public
+namespace) resets every TCP connection it forwards for half a second (an nftables reject), and the run
+also prints the seconds from the cut to the guest's "Connection back" line: how soon the rung that made
+the connection makes it again (the guest redials, the host dials the answer again, both punch or spray
+again, or the relay is used again). "not cut" means the guest never lost the connection (nothing
+crossed the router while it reset); "not back", that it did not come back within 90 s.
 ``--only WORDS`` runs only the pairs whose name holds them. Each home's link to the public namespace
 holds every frame ``--delay-ms`` each way (5 ms: 20 ms between the homes, so that simultaneous sends cross
 as slowly as between two real homes; ``tests/delay_link.py``); ``--delay-ms 0`` gives plain veth links.
@@ -86,6 +92,7 @@ class Run:
     connect: float | None
     after_paste: float | None
     verified: bool
+    mended: str = ""  # with --cut: seconds from the cut to the guest's "Connection back", or what happened
 
 
 def _reader(process: subprocess.Popen[str], lines: queue.Queue[tuple[float, str]]) -> None:
@@ -112,7 +119,7 @@ def _namespace(net: NatPair, where: str) -> str:
     return {"a": net.a, "b": net.b, "pub": net.pub}[where]
 
 
-def play(net: NatPair, pair: Pair, folder: Path) -> Run:
+def play(net: NatPair, pair: Pair, folder: Path, cut: bool = False) -> Run:
     replays = folder / "replays"
     stun = f"[{net.six[0]}]:{STUN[1]}" if pair.a.ipv6_only else STUN_AT
     common = ["--bot", "random", "--no-upnp", "--stun", stun, "--replay-dir", str(replays)]
@@ -164,6 +171,8 @@ def play(net: NatPair, pair: Pair, folder: Path) -> Run:
             rung = "spray"
         elif any("through the relay" in s for s in said):
             rung = "relay"
+        router = net.routers[1] if pair.host == "pub" else net.routers[0]  # a router the connection crosses
+        mended = _cut_and_mended(net, router, guest_lines, said) if cut else ""
         guest.wait(timeout=120)
         host.wait(timeout=60)
         records = sorted(replays.glob("*.koikoi"))
@@ -171,7 +180,7 @@ def play(net: NatPair, pair: Pair, folder: Path) -> Run:
             subprocess.run([*KOIKOI, "verify", str(r)], capture_output=True, check=False).returncode == 0
             for r in records
         )
-        return Run(rung, connected - started, connected - pasted if pasted else None, verified)
+        return Run(rung, connected - started, connected - pasted if pasted else None, verified, mended)
     finally:
         for process in (host, guest):
             if process is not None and process.poll() is None:
@@ -179,28 +188,48 @@ def play(net: NatPair, pair: Pair, folder: Path) -> Run:
                 process.wait(timeout=10)
 
 
+def _cut_and_mended(net: NatPair, router: str, guest_lines: queue.Queue[tuple[float, str]], said: list[str]) -> str:
+    """Once the guest's first round is under way, ``router`` resets the connection for half a
+    second: the seconds from the cut to the guest's "Connection back" line, "not cut" when the guest never
+    lost the connection (nothing crossed the router while it reset), "not back" when it did not come back
+    within 90 s."""
+    if _until(guest_lines, "Round 1", 30, said) is None:
+        return "no round"
+    time.sleep(0.3)
+    cut_at = time.monotonic()
+    net.cut(router)
+    if _until(guest_lines, "Connection lost", 30, said) is None:
+        return "not cut"
+    back = _until(guest_lines, "Connection back", 90, said)
+    return f"{back - cut_at:.2f}" if back is not None else "not back"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", default="", help="run only the pairs whose name holds these words")
     parser.add_argument("--delay-ms", type=float, default=LINK_DELAY_MS, help="each way, on each home's link")
+    parser.add_argument("--cut", action="store_true", help="cut each match mid-way and time its mending")
     args = parser.parse_args()
     reason = namespaces_allowed()
     if reason:
         sys.exit(f"reach: {reason}")
     between = 4 * args.delay_ms
     print(f"link delay {args.delay_ms:g} ms each way on each home's link ({between:g} ms round trip between the homes)")
-    print(f"{'pair':<38} {'run':>3}  {'rung':<8} {'connect s':>9} {'after paste s':>13}  records")
+    mended_head = f" {'mended s':>8}" if args.cut else ""
+    print(f"{'pair':<38} {'run':>3}  {'rung':<8} {'connect s':>9} {'after paste s':>13}{mended_head}  records")
     for pair in (p for p in PAIRS if args.only in p.name):
         for run in range(1, args.runs + 1):
             with tempfile.TemporaryDirectory() as tmp:
                 folder = Path(tmp)
                 with nat_pair(folder / "coturn.log", pair.a, pair.b, args.delay_ms) as net:
-                    result = play(net, pair, folder)
+                    result = play(net, pair, folder, args.cut)
             connect = f"{result.connect:.2f}" if result.connect is not None else "-"
             after = f"{result.after_paste:.3f}" if result.after_paste is not None else "-"
             verified = "verified" if result.verified else "-"
-            print(f"{pair.name:<38} {run:>3}  {result.rung:<8} {connect:>9} {after:>13}  {verified}", flush=True)
+            mended = f" {result.mended or '-':>8}" if args.cut else ""
+            line = f"{pair.name:<38} {run:>3}  {result.rung:<8} {connect:>9} {after:>13}{mended}  {verified}"
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from p2p_koikoi.testing import KOIKOI, koikoi_env
 from p2p_koikoi.testing.processes import rest_of_output, stderr_lines_until
-from tests.nat_pair import STUN, Mapping, NatPair, namespaces_allowed, nat_pair
+from tests.nat_pair import STUN, Mapping, NatPair, Side, namespaces_allowed, nat_pair
 from tests.netns_support import no_namespaces
 from tests.verify_support import each_record_verifies
 
@@ -95,7 +95,7 @@ def answered_back(host: subprocess.Popen[str], invited: str) -> Iterator[AnswerB
                 process.wait(timeout=10)
 
 
-def homes_behind(tmp_path: Path, a: Mapping, b: Mapping) -> Iterator[NatPair]:
+def homes_behind(tmp_path: Path, a: Mapping | Side, b: Mapping | Side) -> Iterator[NatPair]:
     """A fixture's body: the two homes behind NATs ``a`` and ``b`` (skipped, or failed under CI, where
     namespaces cannot be made), and afterwards not one of the namespaces it made is left."""
     reason = namespaces_allowed()

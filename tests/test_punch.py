@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from p2p_koikoi.testing import KOIKOI
-from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair
+from tests.nat_pair import STUN, TURN_PASSWORD, TURN_USER, Mapping, NatPair, Side
 from tests.punch_support import (
     RULES,
     both_ended_well,
@@ -87,6 +87,20 @@ def test_a_punched_match_cut_mid_way_is_punched_again(eim_pair: NatPair, tmp_pat
     """EIM x EIM, punched; mid-match the host's router resets the connection (an nftables reject for a
     moment): both sides punch again from the same ports, resume, and the match is played out."""
     cut_and_mended(eim_pair, tmp_path, [])
+
+
+@pytest.fixture
+def cgnat_pair(tmp_path: Path) -> Iterator[NatPair]:
+    yield from homes_behind(tmp_path, Side(Mapping.EIM, cgnat=True), Mapping.EIM)
+
+
+def test_a_punched_match_behind_a_carrier_nat_cut_mid_way_is_punched_again(cgnat_pair: NatPair, tmp_path: Path) -> None:
+    """The host behind its home router and a carrier's NAT (CGNAT x EIM); mid-match the home router resets
+    the connection. The reset leaves the home routers' entries for the old connection closing for 10 s,
+    and the carrier keeps an entry from the first SYNs of the punch again: a punch that opened a new
+    socket (a new initial sequence number) every few seconds was refused by that entry for its whole life,
+    past the reconnect grace. One socket's SYNs, retransmitted, get through once the closing entries go."""
+    cut_and_mended(cgnat_pair, tmp_path, [])
 
 
 def test_a_relayed_match_cut_mid_way_is_relayed_again(edm_pair: NatPair, tmp_path: Path) -> None:

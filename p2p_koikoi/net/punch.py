@@ -29,16 +29,18 @@ ATTEMPT = 5.0  # one connect's patience: SYNs retransmitted at 1 and 3 s within 
 PAUSE = 0.2  # between a failed attempt and the next
 
 
-async def simultaneous_open(local_port: int, peer: tuple[str, int], *, deadline: float) -> trio.SocketStream:
-    """A TCP connection from ``local_port`` to ``peer``, tried until ``deadline`` (Trio time); raises
-    :class:`OSError` (``ETIMEDOUT``) when none was made by then."""
+async def simultaneous_open(
+    local_port: int, peer: tuple[str, int], *, deadline: float, attempt: float = ATTEMPT
+) -> trio.SocketStream:
+    """A TCP connection from ``local_port`` to ``peer``, tried until ``deadline`` (Trio time), each socket
+    for ``attempt`` s; raises :class:`OSError` (``ETIMEDOUT``) when none was made by then."""
     family = socket.AF_INET6 if ":" in peer[0] else socket.AF_INET
     last: OSError | None = None
     while trio.current_time() < deadline:
         sock = bound_socket(family, local_port)
         try:
             await sock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", local_port))
-            with trio.move_on_at(min(deadline, trio.current_time() + ATTEMPT)):
+            with trio.move_on_at(min(deadline, trio.current_time() + attempt)):
                 await sock.connect(peer)
                 return trio.SocketStream(sock)
             last = OSError(errno.ETIMEDOUT, "no answer to the punch")
