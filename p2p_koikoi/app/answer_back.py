@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import trio
 
 from p2p_koikoi.app.dial_back import first_of
+from p2p_koikoi.app.host_invite import map_and_offer_again
 from p2p_koikoi.app.punching import Punching, ask_stun, maps_per_destination
 from p2p_koikoi.app.spray_again import Spray
 from p2p_koikoi.net import DEFAULT_PORT
@@ -345,11 +346,8 @@ async def _map_port(
 ) -> None:
     """Ask the router for the port while the guest already waits; a router that opened a new address
     gets a new answer code, that address first (the one to send from now on)."""
-    outcome = await mapper.open()
-    say(f"  {outcome.line}")
-    opened = [m.external for m in outcome.held if m.external]
-    if any(address not in hosts for address in opened):
-        mapped = [*opened, *(h for h in hosts if h not in opened)][:MAX_ADDRESSES]
-        say("  The router forwards the port now: send this answer code instead (it holds the public address):")
+
+    def offer(mapped: list[str]) -> None:
         say_answer(Answer(tuple(mapped), port, ours, host, punch, relay, spray), say)
-    await mapper.keep()
+
+    await map_and_offer_again(mapper, hosts, say, "answer code", offer)

@@ -15,7 +15,7 @@ from p2p_koikoi.net.invite import MAX_ADDRESSES, Invite
 from p2p_koikoi.net.portmap import Outcome
 from p2p_koikoi.net.tcp import Address
 
-__all__ = ["PortMapper", "map_port_then_say", "say_invite"]
+__all__ = ["PortMapper", "map_and_offer_again", "map_port_then_say", "say_invite"]
 
 Say = Callable[[str], None]
 
@@ -52,11 +52,22 @@ async def map_port_then_say(
 ) -> None:
     """Ask the router for the port while the host already waits; say what it did, and when it opened an
     address the invite did not hold, the invite again with it first (the one to send from now on)."""
+    await map_and_offer_again(
+        mapper, hosts, say, "code", lambda mapped: say_invite(mapped, port, ours, token, say, punching)
+    )
+
+
+async def map_and_offer_again(
+    mapper: PortMapper, hosts: list[str], say: Say, what: str, offer: Callable[[list[str]], None]
+) -> None:
+    """Ask the router for the port while the player already waits (an invite or an answer code printed
+    with ``hosts``); say what it did, and when it opened an address the code did not hold, ``offer`` the
+    code again with that address first, as ``what`` to send from now on. Then keep the mapping."""
     outcome = await mapper.open()
     say(f"  {outcome.line}")
     opened = [m.external for m in outcome.held if m.external]
     if any(address not in hosts for address in opened):
         mapped = [*opened, *(h for h in hosts if h not in opened)][:MAX_ADDRESSES]
-        say("  The router forwards the port now: send this code instead (it holds the public address):")
-        say_invite(mapped, port, ours, token, say, punching)
+        say(f"  The router forwards the port now: send this {what} instead (it holds the public address):")
+        offer(mapped)
     await mapper.keep()
