@@ -402,9 +402,8 @@ class _Admitted:
     channel: FramedChannel
     taken: _Taken
     answer: Answer | None = None  # the guest's answer code, when the host dialled it
-    punch_from: int | None = None  # our STUN port, when the host could punch to the answer's candidate
+    stun_port: int | None = None  # our STUN port, from which we punched or guessed at the guest's ports
     maps_anew: bool = False  # our NAT maps each destination to a new port: a spray was ours to hold open
-    spray_from: int | None = None  # our STUN port, from which we guessed at the guest's ports in a spray
 
     @property
     def session(self) -> MatchSession:
@@ -621,8 +620,7 @@ class _OpenSeat:
             punch_from=self.punching.from_port,
             maps_anew=self.punching.maps_anew,
         )
-        punched_from = None if self.punching.maps_anew else self.punching.from_port  # a spray is not punched again
-        return _Admitted(channel, taken, answer, punched_from, self.punching.maps_anew, self.punching.from_port)
+        return _Admitted(channel, taken, answer, self.punching.from_port, self.punching.maps_anew)
 
 
 def _dial_back(admitted: _Admitted) -> tuple[Address, ...]:
@@ -639,9 +637,9 @@ def _dial_back(admitted: _Admitted) -> tuple[Address, ...]:
 def _punched(admitted: _Admitted) -> tuple[int, tuple[str, int]] | None:
     """Our STUN port and the guest's candidate, when the guest came in through our punch to it."""
     answer = admitted.answer
-    if answer is None or answer.punch is None or admitted.punch_from is None:
-        return None
-    return (admitted.punch_from, answer.punch) if admitted.peer == str(Address(*answer.punch)) else None
+    if answer is None or answer.punch is None or admitted.stun_port is None or answer.spray or admitted.maps_anew:
+        return None  # no punch where a NAT maps each destination anew: that was a spray
+    return (admitted.stun_port, answer.punch) if admitted.peer == str(Address(*answer.punch)) else None
 
 
 def _sprayed(admitted: _Admitted) -> Spray | None:
@@ -650,7 +648,7 @@ def _sprayed(admitted: _Admitted) -> Spray | None:
     to the guest's candidate; or the guest's does, and the connection came from the guest's public address
     at a port none of its answer's addresses names (one of our guesses hit)."""
     answer = admitted.answer
-    if answer is None or answer.punch is None or admitted.spray_from is None or answer.spray == admitted.maps_anew:
+    if answer is None or answer.punch is None or admitted.stun_port is None or answer.spray == admitted.maps_anew:
         return None
     if admitted.maps_anew:
         return Spray(answer.punch) if admitted.peer == str(Address(*answer.punch)) else None
@@ -658,7 +656,7 @@ def _sprayed(admitted: _Admitted) -> Spray | None:
     direct = {Address(host, answer.port) for host in answer.addresses}
     if peer.host != answer.punch[0] or peer in direct or peer == Address(*answer.punch):
         return None
-    return Spray(answer.punch, guess_from=admitted.spray_from)
+    return Spray(answer.punch, guess_from=admitted.stun_port)
 
 
 async def _let_go(late: _Admitted) -> None:

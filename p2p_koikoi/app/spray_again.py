@@ -29,6 +29,7 @@ from p2p_koikoi.wire import RemoteProtocolError
 __all__ = ["SPRAY_AGAIN_FOR", "Spray", "spray_again"]
 
 PAUSE = 0.5  # seconds between two rounds of guesses, or two holds of connections that all failed
+HOLD_FOR = 4 * SPRAY_FOR  # seconds one hold of connections lasts (40 s: several rounds of the other's guesses)
 SPRAY_AGAIN_FOR = 600.0  # the longest a drop is sprayed for (the reconnect grace, 60 s, ends it far sooner)
 
 
@@ -52,7 +53,7 @@ async def spray_again(spray: Spray, seat: int, session: MatchSession, identity: 
         with trio.CancelScope() as resumer.scope:
             try:
                 if spray.guess_from is None:
-                    return await open_many(spray.peer, resumer.resume, deadline=trio.current_time() + 4 * SPRAY_FOR)
+                    return await open_many(spray.peer, resumer.resume, deadline=trio.current_time() + HOLD_FOR)
                 return await probe_many(
                     spray.guess_from, spray.peer[0], resumer.resume, deadline=trio.current_time() + SPRAY_FOR
                 )
