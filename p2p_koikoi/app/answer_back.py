@@ -21,6 +21,7 @@ import trio
 from p2p_koikoi.app.dial_back import first_of
 from p2p_koikoi.app.host_invite import map_and_offer_again
 from p2p_koikoi.app.punching import Punching, ask_stun, maps_per_destination
+from p2p_koikoi.app.speech import Say
 from p2p_koikoi.app.spray_again import Spray
 from p2p_koikoi.net import DEFAULT_PORT
 from p2p_koikoi.net.answer import Answer
@@ -40,7 +41,6 @@ __all__ = ["ANSWER_WAIT", "SEND_BACK", "AnswerBack", "Reached", "say_answer", "w
 ANSWER_WAIT = 600.0  # the host's player has ten minutes to paste the answer
 RELAY_SETUP = 5.0  # seconds for the TURN server to allocate and permit
 GUESS_FOR = 120.0  # our guesses at a host whose NAT maps anew, while its player may paste: at most 30,000 SYNs
-Say = Callable[[str], None]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,13 +11,12 @@ from collections.abc import Callable
 from typing import Protocol
 
 from p2p_koikoi.app.punching import Punching
+from p2p_koikoi.app.speech import Say
 from p2p_koikoi.net.invite import MAX_ADDRESSES, Invite
 from p2p_koikoi.net.portmap import Outcome
 from p2p_koikoi.net.tcp import Address
 
 __all__ = ["PortMapper", "map_and_offer_again", "map_port_then_say", "say_invite"]
-
-Say = Callable[[str], None]
 
 
 class PortMapper(Protocol):

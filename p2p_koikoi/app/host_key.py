@@ -7,17 +7,13 @@ someone between it and the host is posing as the host.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
 from p2p_koikoi.app.identity import PeerCheck, Trust, known_peer, remember_peer
+from p2p_koikoi.app.speech import Confirm, Say
 from p2p_koikoi.net.handshake import Greeting
 from p2p_koikoi.net.tcp import Address
 from p2p_koikoi.record.identity_names import fingerprint
 
-__all__ = ["Confirm", "Say", "host_key_accepted", "trusted_on_first_use"]
-
-Say = Callable[[str], None]
-Confirm = Callable[[str], Awaitable[bool]]
+__all__ = ["host_key_accepted", "trusted_on_first_use"]
 
 
 async def host_key_accepted(

@@ -27,6 +27,7 @@ from p2p_koikoi.app.identity import load_identity, replay_dir
 from p2p_koikoi.app.own_name import load_own_name
 from p2p_koikoi.app.punching import Punching, ask_stun, maps_per_destination
 from p2p_koikoi.app.series import Again, ask_both, greet, play_series, series_of, take_same_rules
+from p2p_koikoi.app.speech import Confirm, Say
 from p2p_koikoi.app.spray_again import Spray
 from p2p_koikoi.app.unfinished import Restored, Unfinished, put_back, tell_so_far, unfinished_with
 from p2p_koikoi.engine import RuleSet
@@ -74,14 +75,12 @@ __all__ = [
     "rematches",
 ]
 
-Say = Callable[[str], None]
 NO_MATCH_OFFERED = (
     "the host closed the connection without offering a match. A host that holds an unfinished match with"
     " you offers no other: take it up with koikoi resume on your record of it, or have the host delete"
     " its record's .secret to start afresh"
 )
 ACCEPT_DEADLINE = 300.0  # a person reads the rules before accepting
-Confirm = Callable[[str], Awaitable[bool]]
 
 
 class StrayResume(Refused):

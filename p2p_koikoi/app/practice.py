@@ -20,10 +20,11 @@ from typing import Protocol, runtime_checkable
 import trio
 
 from p2p_koikoi.app.identity import bot_identity, load_identity, replay_dir
-from p2p_koikoi.app.netplay import NetMatchResult, Say
+from p2p_koikoi.app.netplay import NetMatchResult
 from p2p_koikoi.app.own_name import load_own_name
 from p2p_koikoi.app.practice_series import BotSeat, PersonSeat
 from p2p_koikoi.app.series import Again
+from p2p_koikoi.app.speech import Say
 from p2p_koikoi.bots.registry import canonical_spec, make_agent
 from p2p_koikoi.engine import RuleSet
 from p2p_koikoi.net.framed import FramedChannel

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from p2p_koikoi.app.continuing import GRACE, Reconnect, play_on
 from p2p_koikoi.app.identity import load_identity
-from p2p_koikoi.app.netplay import NetMatchResult, Say, rematches
+from p2p_koikoi.app.netplay import NetMatchResult, rematches
 from p2p_koikoi.app.series import Again
+from p2p_koikoi.app.speech import Say
 from p2p_koikoi.app.unfinished import CatchingUp, ResumeError, restore_match, tell_so_far
 from p2p_koikoi.net.runner import Held, Player
 from p2p_koikoi.net.tcp import Address, parse_address
